@@ -1,0 +1,61 @@
+/**
+ * Redocly plugin with the lint rules of our own that configurable rules cannot express.
+ * Loaded by redocly.yaml; each rule is switched on there.
+ */
+
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+
+/** A deprecated operation gives its removal date in `x-sunset` (ISO 8601, UTC). */
+function DeprecatedOperationHasSunset() {
+  return {
+    Operation(operation, ctx) {
+      if (operation.deprecated !== true) return;
+      const sunset = operation['x-sunset'];
+      if (typeof sunset !== 'string' || !ISO_UTC.test(sunset) || Number.isNaN(Date.parse(sunset))) {
+        ctx.report({
+          message: 'A deprecated operation must give its removal date in x-sunset (ISO 8601 UTC, e.g. 2030-12-05T00:00:00Z).',
+          location: ctx.location.child('deprecated'),
+        });
+      }
+    },
+  };
+}
+
+/** Every 4xx and 5xx response is a `$ref` to components/responses whose body is the Error schema. */
+function ErrorResponseByReference() {
+  return {
+    Operation(operation, ctx) {
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        if (!/^[45]/.test(status)) continue;
+        const ref = response && typeof response === 'object' ? response.$ref : undefined;
+        if (typeof ref !== 'string' || !ref.startsWith('#/components/responses/')) {
+          ctx.report({
+            message: `Error response ${status} must be a $ref to #/components/responses/…, not written inline.`,
+            location: ctx.location.child(['responses', status]),
+          });
+          continue;
+        }
+        const target = ctx.resolve(response).node;
+        const schema = target?.content?.['application/json']?.schema;
+        if (schema?.$ref !== '#/components/schemas/Error') {
+          ctx.report({
+            message: `Error response ${status} (${ref}) must have an application/json body whose schema is #/components/schemas/Error.`,
+            location: ctx.location.child(['responses', status]),
+          });
+        }
+      }
+    },
+  };
+}
+
+export default function animalStoreRules() {
+  return {
+    id: 'animal-store',
+    rules: {
+      oas3: {
+        'deprecated-operation-has-sunset': DeprecatedOperationHasSunset,
+        'error-response-by-reference': ErrorResponseByReference,
+      },
+    },
+  };
+}

@@ -1,0 +1,54 @@
+/** `npm run mock`: Prism serves the contract, answering like the real server. */
+import { failUsage, parseCommandLine } from '../src/cli/parse-command-line.js';
+import { startMockServer } from '../src/mock/mock-server.js';
+
+const HELP = `Usage: npm run mock [-- --dynamic] [--port N] [--host ADDR]
+
+Serves openapi.yaml with Prism, under the same /v1 base path as the real server. Responses are
+the contract's named examples; the Authorization header must be present (any bearer token is
+accepted). Pick a response with the Prefer header:
+
+  curl -H 'Authorization: Bearer any' -H 'Prefer: code=429' http://127.0.0.1:4010/v1/pets
+  curl -H 'Authorization: Bearer any' -H 'Prefer: example=KeyTemporarilyBannedExample, code=429' ...
+
+Options:
+  --dynamic      Generate response bodies from the schemas instead of the examples.
+  --port N       Port to listen on (default 4010).
+  --host ADDR    Address to listen on (default 127.0.0.1).
+  -h, --help     Show this help.
+`;
+
+async function main(): Promise<void> {
+  const { values } = parseCommandLine(HELP, {
+    dynamic: { type: 'boolean', short: 'd', default: false },
+    port: { type: 'string', default: '4010' },
+    host: { type: 'string', default: '127.0.0.1' },
+  });
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    failUsage(HELP, `--port must be a whole number from 0 to 65535, got "${values.port}"`);
+  }
+  process.stdout.write(`Starting Prism on openapi.yaml${values.dynamic ? ' (dynamic responses)' : ''}…\n`);
+  const mock = await startMockServer({
+    port,
+    host: values.host,
+    dynamic: values.dynamic,
+    log: (line) => process.stdout.write(`${line}\n`),
+  });
+  process.stdout.write(
+    `Mock Animal Store API at ${mock.url}\n` +
+      `  curl -H 'Authorization: Bearer any' ${mock.url}/pets\n` +
+      `  curl -H 'Authorization: Bearer any' -H 'Prefer: code=429' ${mock.url}/pets\n` +
+      'Press Ctrl+C to stop.\n',
+  );
+  const stop = () => {
+    mock.close().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`mock failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,35 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/**
+ * Parses a command's arguments strictly. `--help`/`-h` prints `help` and exits 0; an unknown or
+ * malformed option prints what is wrong, then `help`, and exits 2.
+ */
+export function parseCommandLine<const T extends Options>(
+  help: string,
+  options: T,
+  { args = process.argv.slice(2), allowPositionals = false }: { args?: string[]; allowPositionals?: boolean } = {},
+) {
+  try {
+    const parsed = parseArgs({
+      args,
+      options: { ...options, help: { type: 'boolean', short: 'h', default: false } },
+      strict: true,
+      allowPositionals,
+    });
+    if ((parsed.values as { help?: boolean }).help) {
+      process.stdout.write(help);
+      process.exit(0);
+    }
+    return parsed;
+  } catch (error) {
+    return failUsage(help, (error as Error).message);
+  }
+}
+
+/** Prints a usage error and the help text, then exits 2. */
+export function failUsage(help: string, message: string): never {
+  process.stderr.write(`${message}\n\n${help}`);
+  process.exit(2);
+}

@@ -1,0 +1,236 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
+import { loadSpec, resolveRef, SPEC_PATH, type OpenApiDocument } from '../spec/load-spec.js';
+import { prismViolationsToError, problemToError, withoutHeaderViolation, type ErrorBody } from './prism-translation.js';
+
+/** Options of {@link startMockServer}. */
+export interface MockServerOptions {
+  /** Port to listen on; 0 picks a free one. @default 4010 */
+  port?: number;
+  /** Address to listen on. @default '127.0.0.1' */
+  host?: string;
+  /** Generate response bodies from the schemas instead of answering with the named examples. @default false */
+  dynamic?: boolean;
+  /** The contract to serve. @default openapi.yaml */
+  specPath?: string;
+  /** Where Prism's own request log goes; `null` drops it. @default null */
+  log?: ((line: string) => void) | null;
+  /** How long to wait for Prism to start, in milliseconds. @default 30000 */
+  startTimeoutMs?: number;
+}
+
+/** A running mock server. */
+export interface MockServer {
+  /** Base URL of the API, with the version segment (`http://127.0.0.1:4010/v1`). */
+  url: string;
+  port: number;
+  /** Stops the proxy and Prism. */
+  close(): Promise<void>;
+}
+
+/** The version segment every path of the API sits under, taken from the contract's servers. */
+export function basePathOf(doc: OpenApiDocument): string {
+  const url = doc.servers?.[0]?.url;
+  if (!url) return '';
+  return new URL(url, 'http://placeholder').pathname.replace(/\/$/, '');
+}
+
+/** Finds a free TCP port on the loopback interface. */
+async function freePort(host: string): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createNetServer();
+    server.once('error', reject);
+    server.listen(0, host, () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+async function waitForPrism(child: ChildProcess, port: number, timeoutMs: number, output: () => string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) {
+      throw new Error(`Prism exited with code ${child.exitCode} before it was ready:\n${output()}`);
+    }
+    const up = await new Promise<boolean>((done) => {
+      const req = httpRequest({ host: '127.0.0.1', port, path: '/', method: 'HEAD', timeout: 500 }, (res) => {
+        res.resume();
+        done(true);
+      });
+      req.on('error', () => done(false));
+      req.on('timeout', () => {
+        req.destroy();
+        done(false);
+      });
+      req.end();
+    });
+    if (up) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`Prism did not answer on port ${port} within ${timeoutMs} ms:\n${output()}`);
+}
+
+/**
+ * Starts Prism on the contract behind a thin proxy that makes it answer like the real server:
+ * paths under the version segment (`/v1`), request-validation failures as a `400` Error body
+ * naming each field, Prism's own errors as Error bodies, and the `Deprecation` header in the
+ * form the contract gives (Prism sends the obsolete `true`).
+ */
+export async function startMockServer(options: MockServerOptions = {}): Promise<MockServer> {
+  const specPath = options.specPath ?? SPEC_PATH;
+  const host = options.host ?? '127.0.0.1';
+  const doc = loadSpec(specPath);
+  const basePath = basePathOf(doc);
+  const headerExample = (name: string): string => {
+    const header = resolveRef<{ example?: unknown }>(doc, doc.components?.headers?.[name]);
+    if (header?.example === undefined) throw new Error(`components.headers.${name} has no example`);
+    return String(header.example);
+  };
+  const commonHeaders: Record<string, string> = {
+    'x-ratelimit-limit': headerExample('X-RateLimit-Limit'),
+    'x-ratelimit-remaining': headerExample('X-RateLimit-Remaining'),
+    'x-ratelimit-reset': headerExample('X-RateLimit-Reset'),
+    'x-request-id': headerExample('X-Request-Id'),
+  };
+  // Prism marks every response of a deprecated operation with `deprecation: true`; the real
+  // server sends all three headers of the contract on each of them.
+  const deprecationHeaders: Record<string, string> = {
+    deprecation: headerExample('Deprecation'),
+    sunset: headerExample('Sunset'),
+    link: headerExample('LinkSuccessor'),
+  };
+  const parameterNames = new Map<string, string>();
+  for (const item of Object.values(doc.paths)) {
+    for (const op of Object.values(item)) {
+      for (const p of ((op as { parameters?: unknown[] })?.parameters ?? [])) {
+        const name = resolveRef<{ name?: string }>(doc, p)?.name;
+        if (name) parameterNames.set(name.toLowerCase(), name);
+      }
+    }
+  }
+
+  const prismPort = await freePort('127.0.0.1');
+  const prismBin = join(dirname(SPEC_PATH), 'node_modules', '.bin', 'prism');
+  const args = ['mock', specPath, '--host', '127.0.0.1', '--port', String(prismPort)];
+  if (options.dynamic) args.push('--dynamic');
+  const child = spawn(prismBin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let recent = '';
+  const onOutput = (chunk: Buffer) => {
+    const text = chunk.toString();
+    recent = (recent + text).slice(-4000);
+    if (options.log) for (const line of text.split('\n')) if (line.trim()) options.log(line);
+  };
+  child.stdout?.on('data', onOutput);
+  child.stderr?.on('data', onOutput);
+  const stopPrism = () =>
+    new Promise<void>((done) => {
+      if (child.exitCode !== null || child.signalCode !== null) return done();
+      child.once('exit', () => done());
+      child.kill('SIGTERM');
+    });
+
+  try {
+    await waitForPrism(child, prismPort, options.startTimeoutMs ?? 30_000, () => recent);
+  } catch (error) {
+    await stopPrism();
+    throw error;
+  }
+
+  const sendError = (res: ServerResponse, body: ErrorBody, headers: Record<string, string> = {}) => {
+    const text = JSON.stringify(body);
+    res.writeHead(body.status, {
+      ...commonHeaders,
+      ...headers,
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(text)),
+    });
+    res.end(text);
+  };
+
+  const proxy = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const url = req.url ?? '/';
+    if (url !== basePath && !url.startsWith(`${basePath}/`) && !url.startsWith(`${basePath}?`)) {
+      sendError(res, {
+        code: 'not_found',
+        message: `No route ${req.method} ${url.split('?')[0]}; every path is under ${basePath}.`,
+        status: 404,
+      });
+      return;
+    }
+    const upstream = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: prismPort,
+        method: req.method,
+        path: url.slice(basePath.length) || '/',
+        headers: { ...req.headers, host: `127.0.0.1:${prismPort}` },
+      },
+      (upRes) => {
+        const chunks: Buffer[] = [];
+        upRes.on('data', (c: Buffer) => chunks.push(c));
+        upRes.on('end', () => {
+          const headers = { ...upRes.headers };
+          const status = upRes.statusCode ?? 500;
+          const raw = Buffer.concat(chunks);
+          if (headers.deprecation === 'true') {
+            Object.assign(headers, { ...deprecationHeaders, ...(headers.link ? { link: headers.link } : {}) });
+            const violations = headers['sl-violations'];
+            if (typeof violations === 'string') {
+              const rest = withoutHeaderViolation(violations, 'deprecation');
+              if (rest === null) delete headers['sl-violations'];
+              else headers['sl-violations'] = rest;
+            }
+          }
+
+          const translated =
+            prismViolationsToError(status, headers['sl-violations'], parameterNames) ??
+            problemToError(status, headers['content-type'], raw);
+          if (translated) {
+            const keep: Record<string, string> = {};
+            for (const [k, v] of Object.entries(headers)) {
+              if (typeof v === 'string' && k !== 'content-type' && k !== 'content-length') keep[k] = v;
+            }
+            sendError(res, translated, keep);
+            return;
+          }
+          delete headers['content-length'];
+          delete headers['transfer-encoding'];
+          res.writeHead(status, { ...headers, 'content-length': String(raw.length) });
+          res.end(raw);
+        });
+      },
+    );
+    upstream.on('error', (error) => {
+      sendError(res, { code: 'service_unavailable', message: `The mock backend is unavailable: ${error.message}`, status: 503 }, { 'Retry-After': '1' });
+    });
+    req.pipe(upstream);
+  });
+
+  const requestedPort = options.port ?? 4010;
+  await new Promise<void>((done, reject) => {
+    proxy.once('error', async (error: NodeJS.ErrnoException) => {
+      await stopPrism();
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new Error(`Port ${requestedPort} on ${host} is already in use; pick another with --port.`)
+          : error,
+      );
+    });
+    proxy.listen(requestedPort, host, () => done());
+  });
+  const { port } = proxy.address() as AddressInfo;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+
+  return {
+    url: `http://${shownHost}:${port}${basePath}`,
+    port,
+    close: async () => {
+      await new Promise<void>((done) => proxy.close(() => done()));
+      proxy.closeAllConnections();
+      await stopPrism();
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import type { OpenApiDocument } from './load-spec.js';
+
+/** HTTP methods an OpenAPI path item may hold, in the order OpenAPI lists them. */
+export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+/** One row of the operation table: what the server mounts and the tests call. */
+export interface OperationInfo {
+  operationId: string;
+  method: (typeof HTTP_METHODS)[number];
+  /** The path as the contract writes it, relative to the server URL (`/pets/{petId}`). */
+  path: string;
+  /** The same path in Express's syntax (`/pets/:petId`). */
+  expressPath: string;
+  summary: string;
+  deprecated: boolean;
+  /** Removal date of a deprecated operation (`x-sunset`, ISO 8601), or null. */
+  sunset: string | null;
+}
+
+/**
+ * Lists the operations of the contract in document order.
+ * Throws when an operation has no operationId or one is used twice, since everything is wired
+ * by operationId.
+ */
+export function listOperations(doc: OpenApiDocument): OperationInfo[] {
+  const operations: OperationInfo[] = [];
+  const seen = new Set<string>();
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const method of HTTP_METHODS) {
+      const op = item[method] as Record<string, unknown> | undefined;
+      if (!op) continue;
+      const operationId = op.operationId;
+      if (typeof operationId !== 'string' || operationId === '') {
+        throw new Error(`${method.toUpperCase()} ${path} has no operationId`);
+      }
+      if (seen.has(operationId)) throw new Error(`operationId ${operationId} is used more than once`);
+      seen.add(operationId);
+      operations.push({
+        operationId,
+        method,
+        path,
+        expressPath: path.replace(/\{([^}]+)\}/g, ':$1'),
+        summary: typeof op.summary === 'string' ? op.summary : '',
+        deprecated: op.deprecated === true,
+        sunset: typeof op['x-sunset'] === 'string' ? op['x-sunset'] : null,
+      });
+    }
+  }
+  return operations;
+}

@@ -1,0 +1,79 @@
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { apiVersion, operations } from '../../generated/operations.js';
+import { GENERATED_HEADER } from '../../src/codegen/generate.js';
+import { bin, ROOT, run } from '../support/run.js';
+
+const workDir = mkdtempSync(join(tmpdir(), 'animal-store-generate-'));
+afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+
+const generate = (...args: string[]) => run(bin('tsx'), [join(ROOT, 'scripts/generate.ts'), ...args]);
+
+/** A copy of the contract with Pet given one more optional field. */
+function editedSpec(): string {
+  const path = join(workDir, 'openapi.yaml');
+  const text = readFileSync(join(ROOT, 'openapi.yaml'), 'utf8').replace(
+    '    Pet:\n      description: An animal in the store.\n      type: object\n      additionalProperties: false\n      required:\n        - id\n        - name\n        - categoryId\n        - status\n      properties:\n',
+    '    Pet:\n      description: An animal in the store.\n      type: object\n      additionalProperties: false\n      required:\n        - id\n        - name\n        - categoryId\n        - status\n      properties:\n        nickname:\n          type: string\n',
+  );
+  expect(text).toContain('nickname');
+  writeFileSync(path, text);
+  return path;
+}
+
+describe('npm run generate', () => {
+  it('finds generated/ up to date with openapi.yaml', async () => {
+    const result = await generate('--check');
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+  });
+
+  it('fails --check after the contract changed, naming the stale file and what to run', async () => {
+    const result = await generate('--check', '--spec', editedSpec(), '--out', join(ROOT, 'generated'));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/stale: .*generated\/openapi\.ts/);
+    expect(result.stderr).toContain('Run `npm run generate` and commit the result.');
+  });
+
+  it('writes the types and the operation table, each with the do-not-edit header', async () => {
+    const out = join(workDir, 'out');
+    const result = await generate('--spec', editedSpec(), '--out', out);
+    expect(result.code).toBe(0);
+    expect(readdirSync(out).sort()).toEqual(['openapi.ts', 'operations.ts']);
+    for (const name of readdirSync(out)) expect(readFileSync(join(out, name), 'utf8').startsWith(GENERATED_HEADER)).toBe(true);
+    expect(readFileSync(join(out, 'openapi.ts'), 'utf8')).toMatch(/nickname\?: string;/);
+    const again = await generate('--check', '--spec', join(workDir, 'openapi.yaml'), '--out', out);
+    expect(again.code).toBe(0);
+  });
+
+  it('fails --check when generated/ holds a file the contract does not produce', async () => {
+    const out = join(workDir, 'extra');
+    cpSync(join(ROOT, 'generated'), out, { recursive: true });
+    writeFileSync(join(out, 'handwritten.ts'), 'export {};\n');
+    const result = await generate('--check', '--out', out);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/not generated from the contract: .*handwritten\.ts/);
+  });
+
+  it('refuses an unknown option with the help text', async () => {
+    const result = await generate('--chek');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("Unknown option '--chek'");
+    expect(result.stderr).toContain('Usage: npm run generate');
+  });
+
+  it('builds the operation table from the contract', () => {
+    expect(Object.keys(operations)).toEqual(['listPets', 'createPet', 'getPet']);
+    expect(operations.getPet).toMatchObject({
+      method: 'get',
+      path: '/pets/{petId}',
+      expressPath: '/pets/:petId',
+      deprecated: true,
+      sunset: '2030-12-05T00:00:00Z',
+    });
+    expect(operations.createPet).toMatchObject({ method: 'post', path: '/pets', deprecated: false });
+    expect(apiVersion).toBe('1.0.0');
+  });
+});

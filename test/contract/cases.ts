@@ -1,0 +1,252 @@
+import createClient from 'openapi-fetch';
+import type { paths } from '../../generated/openapi.js';
+import type { ContractChecker, ObservedResponse } from './conformance.js';
+
+/** The situations the suite needs a target to produce. */
+export type Scenario = 'authorized' | 'unauthenticated' | 'notFound' | 'rateLimited';
+
+/** A server under test: the Prism mock, the real server, or anything that claims the contract. */
+export interface ContractTarget {
+  /** Base URL with the version segment, e.g. `http://127.0.0.1:4010/v1`. */
+  baseUrl: string;
+  /**
+   * Headers that make the next request end in `scenario`: an API key for `authorized`, none for
+   * `unauthenticated`, a key that is over its limit for `rateLimited` (the mock uses `Prefer`).
+   */
+  headersFor(scenario: Scenario): Promise<Record<string, string>>;
+}
+
+/** One check of the suite, runnable against any target. */
+export interface ContractCase {
+  name: string;
+  run(target: ContractTarget, checker: ContractChecker): Promise<void>;
+}
+
+/** Thrown when a response breaks the contract; lists every violation with the request. */
+export class ContractViolationError extends Error {
+  constructor(request: string, observed: ObservedResponse, violations: string[]) {
+    super(`${request} → ${observed.status} breaks the contract:\n  - ${violations.join('\n  - ')}`);
+    this.name = 'ContractViolationError';
+  }
+}
+
+/** A typed client that also keeps the raw text of each response for the checker. */
+function recordingClient(target: ContractTarget) {
+  let last: ObservedResponse | null = null;
+  const client = createClient<paths>({
+    baseUrl: target.baseUrl,
+    fetch: async (request: Request) => {
+      const response = await fetch(request);
+      last = { status: response.status, headers: response.headers, text: await response.clone().text() };
+      return response;
+    },
+  });
+  const observed = (): ObservedResponse => {
+    if (!last) throw new Error('no response was recorded');
+    const seen = last;
+    last = null;
+    return seen;
+  };
+  return { client, observed };
+}
+
+/** Sends a raw request (for bodies the typed client cannot express) and records it. */
+async function rawRequest(target: ContractTarget, path: string, init: RequestInit): Promise<ObservedResponse> {
+  const response = await fetch(`${target.baseUrl}${path}`, init);
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+/** POSTs a raw body to /pets with an API key (for bodies the typed client cannot express). */
+async function postPetsRaw(target: ContractTarget, body: string, contentType = 'application/json'): Promise<ObservedResponse> {
+  return rawRequest(target, '/pets', {
+    method: 'POST',
+    headers: { ...(await target.headersFor('authorized')), 'Content-Type': contentType },
+    body,
+  });
+}
+
+function expectConforms(
+  checker: ContractChecker,
+  operationId: string | null,
+  request: string,
+  observed: ObservedResponse,
+  expectedStatus: number,
+  more: string[] = [],
+): void {
+  const violations = operationId === null ? checker.checkErrorResponse(observed) : checker.checkResponse(operationId, observed);
+  if (observed.status !== expectedStatus) violations.unshift(`expected status ${expectedStatus}, got ${observed.status}`);
+  violations.push(...more);
+  if (violations.length > 0) throw new ContractViolationError(request, observed, violations);
+}
+
+/** Checks that an Error body has the expected code and, for a 400, names `field` in details. */
+function errorFacts(observed: ObservedResponse, code: string, field?: string): string[] {
+  let body: { code?: string; details?: { field: string }[] };
+  try {
+    body = JSON.parse(observed.text) as typeof body;
+  } catch {
+    return [];
+  }
+  const facts: string[] = [];
+  if (body.code !== code) facts.push(`expected error code ${code}, got ${String(body.code)}`);
+  if (field && !body.details?.some((d) => d.field === field)) {
+    facts.push(`expected details to name ${field}, got ${JSON.stringify(body.details ?? null)}`);
+  }
+  return facts;
+}
+
+const MAX_SAFE = 9007199254740991;
+
+/** The contract as a client sees it. Every case checks every response it gets in full. */
+export const contractCases: ContractCase[] = [
+  {
+    name: 'listPets returns 200 with an array of Pet and the rate-limit headers',
+    async run(target, checker) {
+      const { client, observed } = recordingClient(target);
+      await client.GET('/pets', { headers: await target.headersFor('authorized') });
+      expectConforms(checker, 'listPets', 'GET /pets', observed(), 200);
+    },
+  },
+  {
+    name: 'listPets accepts limit and the status filter',
+    async run(target, checker) {
+      const { client, observed } = recordingClient(target);
+      await client.GET('/pets', { params: { query: { limit: 5, status: 'available' } }, headers: await target.headersFor('authorized') });
+      expectConforms(checker, 'listPets', 'GET /pets?limit=5&status=available', observed(), 200);
+    },
+  },
+  {
+    name: 'listPets refuses limit=0 and limit=101 with 400 naming query.limit',
+    async run(target, checker) {
+      const { client, observed } = recordingClient(target);
+      for (const limit of [0, 101]) {
+        await client.GET('/pets', { params: { query: { limit } }, headers: await target.headersFor('authorized') });
+        const seen = observed();
+        expectConforms(checker, 'listPets', `GET /pets?limit=${limit}`, seen, 400, errorFacts(seen, 'invalid_request', 'query.limit'));
+      }
+    },
+  },
+  {
+    name: 'listPets refuses an unknown status with 400 naming query.status',
+    async run(target, checker) {
+      const seen = await rawRequest(target, '/pets?status=lost', { headers: await target.headersFor('authorized') });
+      expectConforms(checker, 'listPets', 'GET /pets?status=lost', seen, 400, errorFacts(seen, 'invalid_request', 'query.status'));
+    },
+  },
+  {
+    name: 'listPets without an API key is 401 with WWW-Authenticate and the Error body',
+    async run(target, checker) {
+      const { client, observed } = recordingClient(target);
+      await client.GET('/pets', { headers: await target.headersFor('unauthenticated') });
+      const seen = observed();
+      expectConforms(checker, 'listPets', 'GET /pets without a key', seen, 401, errorFacts(seen, 'unauthorized'));
+    },
+  },
+  {
+    name: 'listPets over the limit is 429 with Retry-After and the Error body',
+    async run(target, checker) {
+      const { client, observed } = recordingClient(target);
+      await client.GET('/pets', { headers: await target.headersFor('rateLimited') });
+      const seen = observed();
+      expectConforms(checker, 'listPets', 'GET /pets over the limit', seen, 429, errorFacts(seen, 'rate_limited'));
+    },
+  },
+  {
+    name: 'createPet returns 201 with the stored Pet',
+    async run(target, checker) {
+      const { client, observed } = recordingClient(target);
+      await client.POST('/pets', { body: { name: 'Rex', categoryId: 3, status: 'available' }, headers: await target.headersFor('authorized') });
+      expectConforms(checker, 'createPet', 'POST /pets', observed(), 201);
+    },
+  },
+  {
+    name: 'createPet accepts an Idempotency-Key',
+    async run(target, checker) {
+      const { client, observed } = recordingClient(target);
+      await client.POST('/pets', {
+        body: { name: 'Bella', categoryId: 2 },
+        params: { header: { 'Idempotency-Key': `contract-${Date.now()}-${Math.random()}` } },
+        headers: await target.headersFor('authorized'),
+      });
+      expectConforms(checker, 'createPet', 'POST /pets with Idempotency-Key', observed(), 201);
+    },
+  },
+  {
+    name: 'createPet refuses a body without categoryId with 400 naming body.categoryId',
+    async run(target, checker) {
+      const seen = await postPetsRaw(target, JSON.stringify({ name: 'Rex' }));
+      expectConforms(checker, 'createPet', 'POST /pets {name}', seen, 400, errorFacts(seen, 'invalid_request', 'body.categoryId'));
+    },
+  },
+  {
+    name: 'createPet refuses an id in the body with 400',
+    async run(target, checker) {
+      const seen = await postPetsRaw(target, JSON.stringify({ id: 7, name: 'Rex', categoryId: 3 }));
+      expectConforms(checker, 'createPet', 'POST /pets {id,…}', seen, 400, errorFacts(seen, 'invalid_request'));
+    },
+  },
+  {
+    name: 'createPet refuses categoryId above 2^53-1 with 400',
+    async run(target, checker) {
+      const seen = await postPetsRaw(target, '{"name":"Rex","categoryId":9007199254740993}');
+      expectConforms(checker, 'createPet', 'POST /pets categoryId=2^53+1', seen, 400, errorFacts(seen, 'invalid_request', 'body.categoryId'));
+    },
+  },
+  {
+    name: 'createPet refuses a body that is not JSON with 415',
+    async run(target, checker) {
+      const seen = await postPetsRaw(target, 'name=Rex', 'text/plain');
+      expectConforms(checker, 'createPet', 'POST /pets text/plain', seen, 415, errorFacts(seen, 'unsupported_media_type'));
+    },
+  },
+  {
+    name: 'getPet returns 200 with the Pet and the deprecation headers',
+    async run(target, checker) {
+      const { client, observed } = recordingClient(target);
+      const created = await client.POST('/pets', { body: { name: 'Nemo', categoryId: 7 }, headers: await target.headersFor('authorized') });
+      expectConforms(checker, 'createPet', 'POST /pets', observed(), 201);
+      const petId = created.data?.id ?? 1;
+      await client.GET('/pets/{petId}', { params: { path: { petId } }, headers: await target.headersFor('authorized') });
+      expectConforms(checker, 'getPet', `GET /pets/${petId}`, observed(), 200);
+    },
+  },
+  {
+    name: 'getPet of an unknown id is 404 with the Error body and the deprecation headers',
+    async run(target, checker) {
+      const { client, observed } = recordingClient(target);
+      await client.GET('/pets/{petId}', { params: { path: { petId: MAX_SAFE } }, headers: await target.headersFor('notFound') });
+      const seen = observed();
+      expectConforms(checker, 'getPet', `GET /pets/${MAX_SAFE}`, seen, 404, errorFacts(seen, 'not_found'));
+    },
+  },
+  {
+    name: 'getPet refuses a petId that is not an integer with 400 and the deprecation headers',
+    async run(target, checker) {
+      const seen = await rawRequest(target, '/pets/abc', { headers: await target.headersFor('authorized') });
+      expectConforms(checker, 'getPet', 'GET /pets/abc', seen, 400, errorFacts(seen, 'invalid_request', 'path.petId'));
+    },
+  },
+  {
+    name: 'getPet without an API key is 401 and still carries the deprecation headers',
+    async run(target, checker) {
+      const { client, observed } = recordingClient(target);
+      await client.GET('/pets/{petId}', { params: { path: { petId: 1 } }, headers: await target.headersFor('unauthenticated') });
+      const seen = observed();
+      expectConforms(checker, 'getPet', 'GET /pets/1 without a key', seen, 401, errorFacts(seen, 'unauthorized'));
+    },
+  },
+  {
+    name: 'a path outside the contract is 404 with the Error body',
+    async run(target, checker) {
+      const seen = await rawRequest(target, '/owners', { headers: await target.headersFor('authorized') });
+      expectConforms(checker, null, 'GET /owners', seen, 404, errorFacts(seen, 'not_found'));
+    },
+  },
+  {
+    name: 'a method the path does not have is 405 with the Error body',
+    async run(target, checker) {
+      const seen = await rawRequest(target, '/pets', { method: 'DELETE', headers: await target.headersFor('authorized') });
+      expectConforms(checker, null, 'DELETE /pets', seen, 405, errorFacts(seen, 'method_not_allowed'));
+    },
+  },
+];

@@ -1,0 +1,17 @@
+import { describe, it } from 'vitest';
+import { loadSpec } from '../../src/spec/load-spec.js';
+import { contractCases, type ContractTarget } from './cases.js';
+import { ContractChecker } from './conformance.js';
+
+/**
+ * Registers the contract suite against a target. `getTarget` is called when each case runs, so
+ * the target may be started in a `beforeAll` of the calling file.
+ */
+export function defineContractSuite(label: string, getTarget: () => ContractTarget): void {
+  const checker = new ContractChecker(loadSpec());
+  describe(`contract suite against ${label}`, () => {
+    for (const contractCase of contractCases) {
+      it(contractCase.name, () => contractCase.run(getTarget(), checker));
+    }
+  });
+}

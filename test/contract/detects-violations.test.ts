@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MockServer } from '../../src/mock/mock-server.js';
+import { loadSpec } from '../../src/spec/load-spec.js';
+import { mockTarget, startMockForTests } from '../support/mock-target.js';
+import { startTamperingProxy, type Intercepted } from '../support/tampering-proxy.js';
+import { contractCases, ContractViolationError } from './cases.js';
+import { ContractChecker } from './conformance.js';
+
+// The contract suite is only worth something if it fails against a server that breaks the
+// contract. Each test puts a proxy that breaks it in one known way in front of the mock.
+
+let mock: MockServer;
+const checker = new ContractChecker(loadSpec());
+beforeAll(async () => {
+  mock = await startMockForTests();
+}, 60_000);
+afterAll(() => mock?.close());
+
+/** Runs every case against a tampered mock; returns the failure message of each case, or null. */
+async function runAgainst(tamper: (r: Intercepted) => Intercepted): Promise<Map<string, string | null>> {
+  const proxy = await startTamperingProxy(mock.url, tamper);
+  const outcomes = new Map<string, string | null>();
+  try {
+    for (const c of contractCases) {
+      try {
+        await c.run(mockTarget(proxy.baseUrl), checker);
+        outcomes.set(c.name, null);
+      } catch (error) {
+        if (!(error instanceof ContractViolationError)) throw error;
+        outcomes.set(c.name, error.message);
+      }
+    }
+  } finally {
+    await proxy.close();
+  }
+  return outcomes;
+}
+
+describe('the contract suite', () => {
+  it('fails every case against a server that omits X-RateLimit-Remaining', async () => {
+    const outcomes = await runAgainst((r) => {
+      delete r.headers['x-ratelimit-remaining'];
+      return r;
+    });
+    for (const [name, failure] of outcomes) {
+      expect(failure, name).toMatch(/missing header X-RateLimit-Remaining/);
+    }
+  });
+
+  it('fails the error cases against a server whose Error body lacks status', async () => {
+    const outcomes = await runAgainst((r) => {
+      if (r.status >= 400) {
+        const body = JSON.parse(r.body.toString()) as Record<string, unknown>;
+        delete body.status;
+        r.body = Buffer.from(JSON.stringify(body));
+      }
+      return r;
+    });
+    expect(outcomes.get('listPets without an API key is 401 with WWW-Authenticate and the Error body')).toMatch(
+      /must have required property 'status'/,
+    );
+    expect(outcomes.get('createPet refuses a body that is not JSON with 415')).toMatch(/must have required property 'status'/);
+    expect(outcomes.get('listPets returns 200 with an array of Pet and the rate-limit headers')).toBeNull();
+  });
+
+  it('fails the getPet cases against a server that drops Sunset', async () => {
+    const outcomes = await runAgainst((r) => {
+      delete r.headers.sunset;
+      return r;
+    });
+    for (const [name, failure] of outcomes) {
+      if (name.startsWith('getPet')) expect(failure, name).toMatch(/Sunset/);
+      else expect(failure, name).toBeNull();
+    }
+  });
+
+  it('fails against a server that answers a status the operation does not declare', async () => {
+    const outcomes = await runAgainst((r) => (r.status === 201 ? { ...r, status: 200 } : r));
+    expect(outcomes.get('createPet returns 201 with the stored Pet')).toMatch(/expected status 201, got 200/);
+    expect(outcomes.get('createPet returns 201 with the stored Pet')).toMatch(/status 200 is not declared for createPet/);
+  });
+});
