@@ -41,8 +41,9 @@ export interface paths {
          * @deprecated
          * @description Returns one animal by its identifier.
          *
-         *     **Deprecated**: this operation will be removed on 5 December 2030 (`x-sunset`). Use
-         *     `GET /pets` with the `status` filter instead. Every response of this operation carries
+         *     **Deprecated** since 1 January 2026 (`x-deprecated-at`): this operation will be removed
+         *     on 5 December 2030 (`x-sunset`). Use `GET /pets` with the `status` filter instead
+         *     (`x-successor`). Every response of this operation carries
          *     the `Deprecation`, `Sunset` and `Link` headers; after the sunset date it answers `410`.
          */
         get: operations["getPet"];

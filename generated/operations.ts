@@ -11,7 +11,10 @@ export const operations = {
     "expressPath": "/pets",
     "summary": "List animals",
     "deprecated": false,
-    "sunset": null
+    "deprecatedAt": null,
+    "sunset": null,
+    "successor": null,
+    "headerParameters": []
   },
   "createPet": {
     "operationId": "createPet",
@@ -20,7 +23,12 @@ export const operations = {
     "expressPath": "/pets",
     "summary": "Add an animal",
     "deprecated": false,
-    "sunset": null
+    "deprecatedAt": null,
+    "sunset": null,
+    "successor": null,
+    "headerParameters": [
+      "Idempotency-Key"
+    ]
   },
   "getPet": {
     "operationId": "getPet",
@@ -29,7 +37,10 @@ export const operations = {
     "expressPath": "/pets/:petId",
     "summary": "Fetch an animal",
     "deprecated": true,
-    "sunset": "2030-12-05T00:00:00Z"
+    "deprecatedAt": "2026-01-01T00:00:00Z",
+    "sunset": "2030-12-05T00:00:00Z",
+    "successor": "/pets",
+    "headerParameters": []
   }
 } as const satisfies Record<string, OperationInfo>;
 

@@ -5,17 +5,28 @@
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
-/** A deprecated operation gives its removal date in `x-sunset` (ISO 8601, UTC). */
+const isIsoUtc = (value) => typeof value === 'string' && ISO_UTC.test(value) && !Number.isNaN(Date.parse(value));
+
+/**
+ * A deprecated operation says when it was deprecated (`x-deprecated-at`), when it goes away
+ * (`x-sunset`, later), both ISO 8601 UTC, and which path replaces it (`x-successor`). The
+ * server sends the Deprecation, Sunset and Link headers from these.
+ */
 function DeprecatedOperationHasSunset() {
   return {
     Operation(operation, ctx) {
       if (operation.deprecated !== true) return;
-      const sunset = operation['x-sunset'];
-      if (typeof sunset !== 'string' || !ISO_UTC.test(sunset) || Number.isNaN(Date.parse(sunset))) {
-        ctx.report({
-          message: 'A deprecated operation must give its removal date in x-sunset (ISO 8601 UTC, e.g. 2030-12-05T00:00:00Z).',
-          location: ctx.location.child('deprecated'),
-        });
+      const report = (message) => ctx.report({ message, location: ctx.location.child('deprecated') });
+      if (!isIsoUtc(operation['x-sunset'])) {
+        report('A deprecated operation must give its removal date in x-sunset (ISO 8601 UTC, e.g. 2030-12-05T00:00:00Z).');
+      }
+      if (!isIsoUtc(operation['x-deprecated-at'])) {
+        report('A deprecated operation must give the date it was deprecated in x-deprecated-at (ISO 8601 UTC).');
+      } else if (isIsoUtc(operation['x-sunset']) && Date.parse(operation['x-deprecated-at']) >= Date.parse(operation['x-sunset'])) {
+        report('x-deprecated-at must come before x-sunset.');
+      }
+      if (typeof operation['x-successor'] !== 'string' || !operation['x-successor'].startsWith('/')) {
+        report('A deprecated operation must name the path that replaces it in x-successor (e.g. /pets).');
       }
     },
   };

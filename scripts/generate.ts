@@ -5,19 +5,23 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseCommandLine } from '../src/cli/parse-command-line.js';
-import { renderGenerated } from '../src/codegen/generate.js';
-import { SPEC_PATH } from '../src/spec/load-spec.js';
+import { renderGenerated, renderHandlerStub } from '../src/codegen/generate.js';
+import { loadSpec, SPEC_PATH } from '../src/spec/load-spec.js';
+import { listOperations } from '../src/spec/operations.js';
 
-const HELP = `Usage: npm run generate [-- --check] [--spec FILE] [--out DIR]
+const HELP = `Usage: npm run generate [-- --check] [--spec FILE] [--out DIR] [--handlers DIR]
 
-Writes the TypeScript types (openapi-typescript) and the operation table generated from the
-contract into generated/. Generated files are committed and never edited by hand.
+Writes the TypeScript types (openapi-typescript), the operation table and the handler map
+generated from the contract into generated/. Generated files are committed and never edited by
+hand. For an operation without a handler file it writes a stub that answers 501
+not_implemented; it never overwrites an existing handler.
 
 Options:
   --check        Write nothing; exit 1 and name the stale files when generated/ is not what
                  the contract produces (npm run check uses this).
   --spec FILE    The contract to read (default: openapi.yaml).
   --out DIR      The folder to write (default: generated/).
+  --handlers DIR Where handler files live, one per operationId (default: src/server/handlers/).
   -h, --help     Show this help.
 `;
 
@@ -26,10 +30,13 @@ async function main(): Promise<number> {
     check: { type: 'boolean', default: false },
     spec: { type: 'string' },
     out: { type: 'string' },
+    handlers: { type: 'string' },
   });
   const specPath = resolve(values.spec ?? SPEC_PATH);
   const outDir = resolve(values.out ?? join(SPEC_PATH, '..', 'generated'));
-  const files = await renderGenerated(specPath);
+  const handlersDir = resolve(values.handlers ?? join(SPEC_PATH, '..', 'src', 'server', 'handlers'));
+  const files = await renderGenerated(specPath, { outDir, handlersDir });
+  const missingHandlers = listOperations(loadSpec(specPath)).filter((op) => !existsSync(join(handlersDir, `${op.operationId}.ts`)));
   const shown = (path: string) => relative(process.cwd(), path) || path;
 
   if (values.check) {
@@ -39,12 +46,13 @@ async function main(): Promise<number> {
     });
     const expected = new Set(files.map((f) => f.name));
     const extra = existsSync(outDir) ? readdirSync(outDir).filter((n) => !expected.has(n)) : [];
-    if (stale.length === 0 && extra.length === 0) {
+    if (stale.length === 0 && extra.length === 0 && missingHandlers.length === 0) {
       process.stdout.write(`generated/ is up to date with ${shown(specPath)}.\n`);
       return 0;
     }
     for (const f of stale) process.stderr.write(`stale: ${shown(join(outDir, f.name))}\n`);
     for (const n of extra) process.stderr.write(`not generated from the contract: ${shown(join(outDir, n))}\n`);
+    for (const op of missingHandlers) process.stderr.write(`no handler file: ${shown(join(handlersDir, `${op.operationId}.ts`))}\n`);
     process.stderr.write(
       `generated/ is out of date with ${shown(specPath)}. Run \`npm run generate\` and commit the result.\n`,
     );
@@ -52,6 +60,13 @@ async function main(): Promise<number> {
   }
 
   mkdirSync(outDir, { recursive: true });
+  mkdirSync(handlersDir, { recursive: true });
+  for (const op of missingHandlers) {
+    const path = join(handlersDir, `${op.operationId}.ts`);
+    // 'wx' fails rather than overwrite a file that appeared meanwhile.
+    writeFileSync(path, renderHandlerStub(op.operationId, op.summary), { flag: 'wx' });
+    process.stdout.write(`created ${shown(path)} (stub answering 501 until you write it)\n`);
+  }
   for (const f of files) {
     const path = join(outDir, f.name);
     const before = existsSync(path) ? readFileSync(path, 'utf8') : null;

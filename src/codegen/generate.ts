@@ -1,3 +1,4 @@
+import { relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { loadSpec } from '../spec/load-spec.js';
@@ -13,8 +14,31 @@ export interface GeneratedFile {
   text: string;
 }
 
+/** Where the generated files go and where handler files live. */
+export interface GenerateTargets {
+  outDir: string;
+  handlersDir: string;
+}
+
+/**
+ * The stub `npm run generate` writes for an operation that has no handler file yet: it answers
+ * 501 not_implemented until someone writes the handler. Existing files are never overwritten.
+ */
+export function renderHandlerStub(operationId: string, summary: string): string {
+  return [
+    "import { NotImplementedError } from '../errors/not-implemented-error.js';",
+    "import type { Handler } from '../handler-types.js';",
+    '',
+    `/** ${summary || operationId}: not implemented yet. Written by \`npm run generate\`; replace the body. */`,
+    `export const ${operationId}: Handler<'${operationId}'> = async () => {`,
+    `  throw new NotImplementedError('${operationId}');`,
+    '};',
+    '',
+  ].join('\n');
+}
+
 /** Renders every file of `generated/` from the contract at `specPath`, in memory. */
-export async function renderGenerated(specPath: string): Promise<GeneratedFile[]> {
+export async function renderGenerated(specPath: string, targets: GenerateTargets): Promise<GeneratedFile[]> {
   const doc = loadSpec(specPath);
   const ast = await openapiTS(pathToFileURL(specPath), { alphabetize: false, defaultNonNullable: false });
   const types = GENERATED_HEADER + '\n' + astToString(ast);
@@ -30,8 +54,18 @@ export async function renderGenerated(specPath: string): Promise<GeneratedFile[]
     '/** Version of the contract these files were generated from (`info.version`). */\n' +
     `export const apiVersion = ${JSON.stringify(doc.info.version)};\n`;
 
+  let handlersImport = relative(targets.outDir, targets.handlersDir).split('\\').join('/');
+  if (!handlersImport.startsWith('.')) handlersImport = `./${handlersImport}`;
+  const handlersFile =
+    GENERATED_HEADER +
+    "\nimport type { Handlers } from '../src/server/handler-types.js';\n" +
+    rows.map((r) => `import { ${r.operationId} } from '${handlersImport}/${r.operationId}.js';\n`).join('') +
+    '\n/** The handler of every operation, by operationId; each lives in its own file. */\n' +
+    `export const handlers = { ${rows.map((r) => r.operationId).join(', ')} } satisfies Handlers;\n`;
+
   return [
     { name: 'openapi.ts', text: types },
     { name: 'operations.ts', text: operations },
+    { name: 'handlers.ts', text: handlersFile },
   ];
 }

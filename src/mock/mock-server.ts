@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
-import { loadSpec, resolveRef, SPEC_PATH, type OpenApiDocument } from '../spec/load-spec.js';
+import { loadSpec, resolveRef, SPEC_PATH } from '../spec/load-spec.js';
+import { basePathOf } from '../spec/operations.js';
 import { prismViolationsToError, problemToError, withoutHeaderViolation, type ErrorBody } from './prism-translation.js';
 
 /** Options of {@link startMockServer}. */
@@ -28,13 +29,6 @@ export interface MockServer {
   port: number;
   /** Stops the proxy and Prism. */
   close(): Promise<void>;
-}
-
-/** The version segment every path of the API sits under, taken from the contract's servers. */
-export function basePathOf(doc: OpenApiDocument): string {
-  const url = doc.servers?.[0]?.url;
-  if (!url) return '';
-  return new URL(url, 'http://placeholder').pathname.replace(/\/$/, '');
 }
 
 /** Finds a free TCP port on the loopback interface. */

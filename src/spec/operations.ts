@@ -1,4 +1,4 @@
-import type { OpenApiDocument } from './load-spec.js';
+import { resolveRef, type OpenApiDocument } from './load-spec.js';
 
 /** HTTP methods an OpenAPI path item may hold, in the order OpenAPI lists them. */
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -13,8 +13,14 @@ export interface OperationInfo {
   expressPath: string;
   summary: string;
   deprecated: boolean;
+  /** When a deprecated operation was deprecated (`x-deprecated-at`, ISO 8601), or null. */
+  deprecatedAt: string | null;
   /** Removal date of a deprecated operation (`x-sunset`, ISO 8601), or null. */
   sunset: string | null;
+  /** Path that replaces a deprecated operation (`x-successor`), or null. */
+  successor: string | null;
+  /** Names of the header parameters the operation declares (`Idempotency-Key`). */
+  headerParameters: string[];
 }
 
 /**
@@ -35,6 +41,9 @@ export function listOperations(doc: OpenApiDocument): OperationInfo[] {
       }
       if (seen.has(operationId)) throw new Error(`operationId ${operationId} is used more than once`);
       seen.add(operationId);
+      const parameters = [...((item.parameters as unknown[]) ?? []), ...((op.parameters as unknown[]) ?? [])].map((p) =>
+        resolveRef<{ name: string; in: string }>(doc, p),
+      );
       operations.push({
         operationId,
         method,
@@ -42,9 +51,19 @@ export function listOperations(doc: OpenApiDocument): OperationInfo[] {
         expressPath: path.replace(/\{([^}]+)\}/g, ':$1'),
         summary: typeof op.summary === 'string' ? op.summary : '',
         deprecated: op.deprecated === true,
+        deprecatedAt: typeof op['x-deprecated-at'] === 'string' ? op['x-deprecated-at'] : null,
         sunset: typeof op['x-sunset'] === 'string' ? op['x-sunset'] : null,
+        successor: typeof op['x-successor'] === 'string' ? op['x-successor'] : null,
+        headerParameters: parameters.filter((p) => p.in === 'header').map((p) => p.name),
       });
     }
   }
   return operations;
+}
+
+/** The version segment every path sits under, from the first server URL (`/v1`). */
+export function basePathOf(doc: OpenApiDocument): string {
+  const url = doc.servers?.[0]?.url;
+  if (!url) return '';
+  return new URL(url, 'http://placeholder').pathname.replace(/\/$/, '');
 }

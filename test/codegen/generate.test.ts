@@ -41,7 +41,7 @@ describe('npm run generate', () => {
     const out = join(workDir, 'out');
     const result = await generate('--spec', editedSpec(), '--out', out);
     expect(result.code).toBe(0);
-    expect(readdirSync(out).sort()).toEqual(['openapi.ts', 'operations.ts']);
+    expect(readdirSync(out).sort()).toEqual(['handlers.ts', 'openapi.ts', 'operations.ts']);
     for (const name of readdirSync(out)) expect(readFileSync(join(out, name), 'utf8').startsWith(GENERATED_HEADER)).toBe(true);
     expect(readFileSync(join(out, 'openapi.ts'), 'utf8')).toMatch(/nickname\?: string;/);
     const again = await generate('--check', '--spec', join(workDir, 'openapi.yaml'), '--out', out);
@@ -64,6 +64,52 @@ describe('npm run generate', () => {
     expect(result.stderr).toContain('Usage: npm run generate');
   });
 
+  it('writes a 501 stub for an operation without a handler, and never overwrites a handler', async () => {
+    const spec = join(workDir, 'with-delete.yaml');
+    const text = readFileSync(join(ROOT, 'openapi.yaml'), 'utf8').replace(
+      '  /pets/{petId}:\n    get:\n',
+      [
+        '  /pets/{petId}:',
+        '    delete:',
+        '      operationId: deletePet',
+        '      summary: Remove an animal',
+        '      description: Removes an animal.',
+        '      tags: [Pets]',
+        '      parameters:',
+        "        - $ref: '#/components/parameters/PetId'",
+        '      responses:',
+        "        '204':",
+        '          description: Removed.',
+        '    get:',
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(spec, text);
+    const handlersDir = join(workDir, 'handlers');
+    cpSync(join(ROOT, 'src/server/handlers'), handlersDir, { recursive: true });
+    const before = readFileSync(join(handlersDir, 'listPets.ts'), 'utf8');
+    const out = join(workDir, 'out-stub');
+
+    const missing = await generate('--check', '--spec', spec, '--out', out, '--handlers', handlersDir);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/no handler file: .*handlers\/deletePet\.ts/);
+
+    const first = await generate('--spec', spec, '--out', out, '--handlers', handlersDir);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/created .*deletePet\.ts \(stub answering 501/);
+    const stub = readFileSync(join(handlersDir, 'deletePet.ts'), 'utf8');
+    expect(stub).toContain("export const deletePet: Handler<'deletePet'> = async () => {");
+    expect(stub).toContain("throw new NotImplementedError('deletePet');");
+    expect(readFileSync(join(out, 'handlers.ts'), 'utf8')).toContain('deletePet');
+    expect(readFileSync(join(handlersDir, 'listPets.ts'), 'utf8')).toBe(before);
+
+    writeFileSync(join(handlersDir, 'deletePet.ts'), '// written by hand\n');
+    const second = await generate('--spec', spec, '--out', out, '--handlers', handlersDir);
+    expect(second.code).toBe(0);
+    expect(second.stdout).not.toContain('deletePet.ts (stub');
+    expect(readFileSync(join(handlersDir, 'deletePet.ts'), 'utf8')).toBe('// written by hand\n');
+  });
+
   it('builds the operation table from the contract', () => {
     expect(Object.keys(operations)).toEqual(['listPets', 'createPet', 'getPet']);
     expect(operations.getPet).toMatchObject({
@@ -71,8 +117,11 @@ describe('npm run generate', () => {
       path: '/pets/{petId}',
       expressPath: '/pets/:petId',
       deprecated: true,
+      deprecatedAt: '2026-01-01T00:00:00Z',
       sunset: '2030-12-05T00:00:00Z',
+      successor: '/pets',
     });
+    expect(operations.createPet.headerParameters).toEqual(['Idempotency-Key']);
     expect(operations.createPet).toMatchObject({ method: 'post', path: '/pets', deprecated: false });
     expect(apiVersion).toBe('1.0.0');
   });

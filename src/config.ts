@@ -1,0 +1,144 @@
+import { isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Root of the package (where package.json is); relative paths in the configuration start here. */
+export const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** The service's configuration, read once at start by {@link loadConfig}. */
+export interface Config {
+  /** Port to listen on. */
+  port: number;
+  /** Address to listen on. */
+  host: string;
+  /** The SQLite database file. */
+  databasePath: string;
+  /** Which deployment this is; only keys of this environment are accepted. */
+  environment: 'production' | 'staging';
+  /** `development` creates and prints a key on first start; `production` never does. */
+  nodeEnv: 'development' | 'production' | 'test';
+  /** pino log level. */
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Express's `trust proxy` setting: which proxies may set the client address (X-Forwarded-For). */
+  trustProxy: boolean | number | string;
+  /** Limits of requests without a valid key, per client address. */
+  anonymousPerMinute: number;
+  anonymousPerDay: number;
+  /** Refusals in one window after which a key (or address) is banned. */
+  banAfterRefusals: number;
+  /** Length of a ban, in seconds. */
+  banSeconds: number;
+  /** How long shutdown waits for in-flight requests, in milliseconds. */
+  shutdownTimeoutMs: number;
+}
+
+/** Thrown for a configuration value that is missing or wrong; the message says which and why. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+interface Setting<K extends keyof Config> {
+  key: K;
+  variable: string;
+  doc: string;
+  default: Config[K];
+  parse(raw: string): Config[K];
+}
+
+function integer(min: number, max: number) {
+  return (raw: string): number => {
+    if (!/^\d+$/.test(raw)) throw new Error(`must be a whole number from ${min} to ${max}`);
+    const value = Number(raw);
+    if (value < min || value > max) throw new Error(`must be a whole number from ${min} to ${max}`);
+    return value;
+  };
+}
+
+function oneOf<T extends string>(...values: T[]) {
+  return (raw: string): T => {
+    if (!(values as string[]).includes(raw)) throw new Error(`must be one of ${values.join(', ')}`);
+    return raw as T;
+  };
+}
+
+/**
+ * Every setting: its variable, doc and default. Nothing else in the service reads
+ * process.env. `npm start -- --help` prints this table.
+ */
+export const SETTINGS = [
+  { key: 'port', variable: 'PORT', doc: 'Port to listen on (0 picks a free one).', default: 3000, parse: integer(0, 65535) },
+  { key: 'host', variable: 'HOST', doc: 'Address to listen on.', default: '0.0.0.0', parse: (raw: string) => raw },
+  {
+    key: 'databasePath',
+    variable: 'DATABASE_PATH',
+    doc: 'SQLite database file, created with its folder on first start. Relative paths start at the package root.',
+    default: join(PACKAGE_ROOT, 'data', 'animal-store.db'),
+    parse: (raw: string) => (isAbsolute(raw) ? raw : resolve(PACKAGE_ROOT, raw)),
+  },
+  {
+    key: 'environment',
+    variable: 'ANIMAL_STORE_ENV',
+    doc: 'Deployment: production accepts only as_prod_ keys, staging only as_stag_ keys.',
+    default: 'production',
+    parse: oneOf('production', 'staging'),
+  },
+  {
+    key: 'nodeEnv',
+    variable: 'NODE_ENV',
+    doc: 'development prints a new key on first start when none exists; production never creates one.',
+    default: 'development',
+    parse: oneOf('development', 'production', 'test'),
+  },
+  {
+    key: 'logLevel',
+    variable: 'LOG_LEVEL',
+    doc: 'Log level (JSON lines on standard output).',
+    default: 'info',
+    parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
+  },
+  {
+    key: 'trustProxy',
+    variable: 'TRUST_PROXY',
+    doc: 'Express "trust proxy": false, true, a hop count, or addresses/subnets (comma-separated) of trusted proxies.',
+    default: false,
+    parse: (raw: string) => {
+      if (raw === 'false') return false;
+      if (raw === 'true') return true;
+      if (/^\d+$/.test(raw)) return Number(raw);
+      if (/^[\w.:/,\s-]+$/.test(raw)) return raw;
+      throw new Error('must be false, true, a hop count, or comma-separated addresses/subnets');
+    },
+  },
+  { key: 'anonymousPerMinute', variable: 'ANONYMOUS_PER_MINUTE', doc: 'Requests per minute per client address without a valid key.', default: 30, parse: integer(1, 1_000_000) },
+  { key: 'anonymousPerDay', variable: 'ANONYMOUS_PER_DAY', doc: 'Requests per day per client address without a valid key.', default: 1000, parse: integer(1, 100_000_000) },
+  { key: 'banAfterRefusals', variable: 'BAN_AFTER_REFUSALS', doc: 'Refused requests within one window after which the key or address is banned.', default: 10, parse: integer(1, 1_000_000) },
+  { key: 'banSeconds', variable: 'BAN_SECONDS', doc: 'Length of a temporary ban, in seconds.', default: 600, parse: integer(1, 86_400 * 30) },
+  { key: 'shutdownTimeoutMs', variable: 'SHUTDOWN_TIMEOUT_MS', doc: 'How long shutdown waits for in-flight requests.', default: 10_000, parse: integer(0, 600_000) },
+] as const satisfies readonly Setting<keyof Config>[];
+
+/**
+ * Reads and validates the configuration from `env`. Throws one ConfigError naming every bad
+ * variable, so an operator fixes them all at once.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const config: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const setting of SETTINGS as readonly Setting<keyof Config>[]) {
+    const raw = env[setting.variable];
+    if (raw === undefined || raw === '') {
+      config[setting.key] = setting.default;
+      continue;
+    }
+    try {
+      config[setting.key] = setting.parse(raw.trim());
+    } catch (error) {
+      problems.push(`${setting.variable}=${JSON.stringify(raw)}: ${(error as Error).message}`);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  return config as unknown as Config;
+}
+
+/** The settings as a table, for `--help`. */
+export function describeSettings(): string {
+  return SETTINGS.map((s) => `  ${s.variable.padEnd(22)} ${s.doc} (default: ${String(s.default)})`).join('\n');
+}

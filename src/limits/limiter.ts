@@ -1,0 +1,124 @@
+import { RateLimiterMemory, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Clock } from '../clock.js';
+import type { Limits } from './plans.js';
+
+/** What the limiter decided for one request, with what the rate-limit headers report. */
+export interface LimitDecision {
+  outcome: 'allowed' | 'rate_limited' | 'banned';
+  /** The window reported: the one closest to running out, or the one that refused. */
+  window: 'minute' | 'day' | 'ban';
+  limit: number;
+  remaining: number;
+  /** Unix time, in seconds, at which that window resets (or the ban ends). */
+  resetAt: number;
+  /** Seconds to wait, on a refusal; null when allowed. */
+  retryAfter: number | null;
+}
+
+/**
+ * The counters behind the limiter, as rate-limiter-flexible limiters: one implementation per
+ * backend (memory here, Redis for several instances). Their own expiry only collects garbage;
+ * windows are fixed and named by the injected clock, so every instance agrees on them.
+ */
+export interface LimitCounters {
+  /** Requests per subject and minute window. */
+  minute: RateLimiterAbstract;
+  /** Requests per subject and day window, counted only when the minute window allowed them. */
+  day: RateLimiterAbstract;
+  /** Refused requests per subject and window. */
+  refusals: RateLimiterAbstract;
+  /** Active bans; the stored points are the ban's end, in Unix seconds. */
+  bans: RateLimiterAbstract;
+}
+
+/** When a subject that keeps sending while refused is banned, and for how long. */
+export interface BanPolicy {
+  /** Refusals within one window after which the subject is banned. */
+  banAfterRefusals: number;
+  banSeconds: number;
+}
+
+// The counters never refuse by themselves: the limit is the caller's plan, compared here.
+const UNLIMITED = Number.MAX_SAFE_INTEGER;
+
+/** In-memory counters, for one instance. */
+export function memoryCounters(): LimitCounters {
+  return {
+    minute: new RateLimiterMemory({ keyPrefix: 'minute', points: UNLIMITED, duration: 60 }),
+    day: new RateLimiterMemory({ keyPrefix: 'day', points: UNLIMITED, duration: 86_400 }),
+    refusals: new RateLimiterMemory({ keyPrefix: 'refusals', points: UNLIMITED, duration: 86_400 }),
+    bans: new RateLimiterMemory({ keyPrefix: 'bans', points: UNLIMITED, duration: 86_400 }),
+  };
+}
+
+const WINDOWS = { minute: 60, day: 86_400 } as const;
+
+/**
+ * Per-subject limits over a minute and a day window, with temporary bans for subjects that keep
+ * sending while refused. A subject that waits `Retry-After` after a refusal finds a fresh window
+ * and is never refused twice in one window, so it is never banned.
+ */
+export class RateLimiter {
+  constructor(
+    private readonly counters: LimitCounters,
+    private readonly clock: Clock,
+    private readonly policy: BanPolicy,
+  ) {}
+
+  /** Counts one request of `subject` (a key id or a client address) and decides on it. */
+  async check(subject: string, limits: Limits): Promise<LimitDecision> {
+    const nowMs = this.clock.now();
+    const nowSec = Math.floor(nowMs / 1000);
+
+    const ban = await this.counters.bans.get(subject);
+    if (ban && ban.consumedPoints > nowSec) {
+      return { outcome: 'banned', window: 'ban', limit: limits.perMinute, remaining: 0, resetAt: ban.consumedPoints, retryAfter: ban.consumedPoints - nowSec };
+    }
+
+    const minuteIndex = Math.floor(nowSec / WINDOWS.minute);
+    const minute = await this.counters.minute.consume(`${subject}:${minuteIndex}`);
+    const minuteState = { window: 'minute' as const, limit: limits.perMinute, used: minute.consumedPoints, resetAt: (minuteIndex + 1) * WINDOWS.minute };
+    if (minuteState.used > minuteState.limit) return this.refuse(subject, minuteState, nowSec, minuteIndex);
+
+    const dayIndex = Math.floor(nowSec / WINDOWS.day);
+    const day = await this.counters.day.consume(`${subject}:${dayIndex}`);
+    const dayState = { window: 'day' as const, limit: limits.perDay, used: day.consumedPoints, resetAt: (dayIndex + 1) * WINDOWS.day };
+    if (dayState.used > dayState.limit) return this.refuse(subject, dayState, nowSec, dayIndex);
+
+    const minuteLeft = minuteState.limit - minuteState.used;
+    const dayLeft = dayState.limit - dayState.used;
+    const closest = dayLeft < minuteLeft ? dayState : minuteState;
+    return {
+      outcome: 'allowed',
+      window: closest.window,
+      limit: closest.limit,
+      remaining: Math.min(minuteLeft, dayLeft),
+      resetAt: closest.resetAt,
+      retryAfter: null,
+    };
+  }
+
+  private async refuse(
+    subject: string,
+    state: { window: 'minute' | 'day'; limit: number; resetAt: number },
+    nowSec: number,
+    windowIndex: number,
+  ): Promise<LimitDecision> {
+    const refusals = await this.counters.refusals.consume(`${subject}:${state.window}:${windowIndex}`, 1, {
+      customDuration: WINDOWS[state.window],
+    });
+    if (refusals.consumedPoints > this.policy.banAfterRefusals) {
+      const until = nowSec + this.policy.banSeconds;
+      await this.counters.bans.set(subject, until, this.policy.banSeconds);
+      return { outcome: 'banned', window: 'ban', limit: state.limit, remaining: 0, resetAt: until, retryAfter: this.policy.banSeconds };
+    }
+    return {
+      outcome: 'rate_limited',
+      window: state.window,
+      limit: state.limit,
+      remaining: 0,
+      resetAt: state.resetAt,
+      retryAfter: Math.max(1, state.resetAt - nowSec),
+    };
+  }
+}

@@ -1,0 +1,85 @@
+import express, { type Express } from 'express';
+import type { Logger } from 'pino';
+import { handlers as generatedHandlers } from '../../generated/handlers.js';
+import type { Clock } from '../clock.js';
+import type { KeyEnvironment } from '../keys/key-format.js';
+import type { RateLimiter } from '../limits/limiter.js';
+import type { Limits } from '../limits/plans.js';
+import { loadSpec, type OpenApiDocument } from '../spec/load-spec.js';
+import { basePathOf, listOperations } from '../spec/operations.js';
+import type { Store } from '../store/store.js';
+import { NotFoundError } from './errors/not-found-error.js';
+import type { Handlers } from './handler-types.js';
+import { authenticate, requireKey } from './middleware/authenticate.js';
+import { deprecation } from './middleware/deprecation.js';
+import { errorHandler } from './middleware/error-handler.js';
+import { rateLimit } from './middleware/rate-limit.js';
+import { requestContext } from './middleware/request-context.js';
+import { strictParameters } from './middleware/strict-parameters.js';
+import { validate } from './middleware/validate.js';
+import { mountOperations } from './mount-operations.js';
+
+/** Largest request body accepted, in bytes (the contract's PayloadTooLarge says 16 KiB). */
+export const BODY_LIMIT_BYTES = 16 * 1024;
+
+/** Everything the app needs, injected; createApp reads no environment and opens nothing. */
+export interface AppDependencies {
+  store: Store;
+  limiter: RateLimiter;
+  clock: Clock;
+  logger: Logger;
+  environment: KeyEnvironment;
+  anonymousLimits: Limits;
+  /** Express's `trust proxy`. @default false */
+  trustProxy?: boolean | number | string;
+  /** @default the handlers of src/server/handlers, through generated/handlers.ts */
+  handlers?: Handlers;
+  /** @default openapi.yaml */
+  spec?: OpenApiDocument;
+}
+
+/**
+ * Builds the Express app. A request goes: request id and log → deprecation headers → key →
+ * rate limit → 401 without a key → sunset gate → body → contract validation → handler (by
+ * operationId) → store; anything thrown ends in the error handler as the Error body.
+ */
+export function createApp(deps: AppDependencies): Express {
+  const doc = deps.spec ?? loadSpec();
+  const operations = listOperations(doc);
+  const basePath = basePathOf(doc);
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('trust proxy', deps.trustProxy ?? false);
+  app.set('query parser', 'simple');
+
+  app.use(requestContext(deps.logger));
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    try {
+      await deps.store.ping();
+      res.json({ status: 'ready' });
+    } catch (error) {
+      res.status(503).json({ status: 'unavailable', reason: (error as Error).message });
+    }
+  });
+
+  const { headers: deprecationHeaders, gate: sunsetGate } = deprecation(operations, basePath, deps.clock);
+  app.use(basePath, deprecationHeaders);
+  app.use(authenticate(deps.store, deps.environment));
+  app.use(rateLimit(deps.limiter, deps.anonymousLimits));
+  app.use(requireKey);
+  app.use(basePath, sunsetGate);
+  app.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false }));
+  app.use(basePath, strictParameters(doc, operations));
+  app.use(validate(doc));
+  app.use(
+    basePath,
+    mountOperations(operations, deps.handlers ?? generatedHandlers, { store: deps.store, clock: deps.clock, basePath }),
+  );
+  app.use((req, _res, next) => next(new NotFoundError(`No route ${req.method} ${req.path}.`)));
+  app.use(errorHandler(operations, basePath));
+  return app;
+}

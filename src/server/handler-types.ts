@@ -1,0 +1,51 @@
+import type { Logger } from 'pino';
+import type { operations } from '../../generated/openapi.js';
+import type { OperationId } from '../../generated/operations.js';
+import type { Clock } from '../clock.js';
+import type { ApiKeyRecord, Store } from '../store/store.js';
+
+type Operation<K extends OperationId> = operations[K];
+type OrEmpty<T> = [T] extends [never] ? Record<string, never> : [T] extends [undefined] ? Record<string, never> : NonNullable<T>;
+
+/** The validated request of an operation, typed from the contract. */
+export interface HandlerInput<K extends OperationId> {
+  path: OrEmpty<Operation<K>['parameters']['path']>;
+  query: OrEmpty<Operation<K>['parameters']['query']>;
+  headers: OrEmpty<Operation<K>['parameters']['header']>;
+  body: NonNullable<Operation<K>['requestBody']> extends { content: { 'application/json': infer B } } ? B : undefined;
+}
+
+type Responses<K extends OperationId> = Operation<K>['responses'];
+type BodyOf<R> = R extends { content: { 'application/json': infer B } } ? B : undefined;
+/** The headers a response declares, without the index signature openapi-typescript adds. */
+type DeclaredHeaders<R> = R extends { headers: infer H } ? { [N in keyof H as string extends N ? never : N]?: H[N] } : Record<string, never>;
+
+/**
+ * What a handler may answer: one of the statuses its operation declares, with that status's
+ * body and headers. Anything else does not compile. (Rate-limit and request-id headers are set
+ * by the middleware, not by handlers.)
+ */
+export type HandlerResult<K extends OperationId> = {
+  [S in keyof Responses<K>]: { status: S; body: BodyOf<Responses<K>[S]>; headers?: DeclaredHeaders<Responses<K>[S]> };
+}[keyof Responses<K>];
+
+/** Who is calling: the API key the request was authenticated with. */
+export interface Caller {
+  key: ApiKeyRecord;
+}
+
+/** What a handler may use besides its input. */
+export interface HandlerContext {
+  store: Store;
+  clock: Clock;
+  caller: Caller;
+  /** The version segment the API is served under (`/v1`), for links. */
+  basePath: string;
+  log: Logger;
+}
+
+/** The handler of one operation. */
+export type Handler<K extends OperationId> = (input: HandlerInput<K>, context: HandlerContext) => Promise<HandlerResult<K>>;
+
+/** One handler per operation of the contract: a missing one does not compile. */
+export type Handlers = { [K in OperationId]: Handler<K> };

@@ -1,0 +1,37 @@
+import { createServer, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Express } from 'express';
+
+/** Timeouts that keep slow or idle clients from holding connections. */
+export const HTTP_TIMEOUTS = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 } as const;
+
+function sendRaw(socket: Socket, status: number, reason: string, body: object): void {
+  const text = JSON.stringify(body);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+  );
+}
+
+/**
+ * The HTTP server around the app. Requests Node refuses before Express sees them get the
+ * contract's Error body too: headers over the size limit (431) and malformed HTTP (400).
+ */
+export function createHttpServer(app: Express): Server {
+  const server = createServer(app);
+  server.headersTimeout = HTTP_TIMEOUTS.headersTimeoutMs;
+  server.requestTimeout = HTTP_TIMEOUTS.requestTimeoutMs;
+  server.keepAliveTimeout = HTTP_TIMEOUTS.keepAliveTimeoutMs;
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable) return socket.destroy();
+    if (error.code === 'HPE_HEADER_OVERFLOW') {
+      return sendRaw(socket, 431, 'Request Header Fields Too Large', {
+        code: 'request_header_fields_too_large',
+        message: 'The request headers are larger than the service accepts.',
+        status: 431,
+      });
+    }
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || error.code === 'ECONNRESET') return socket.destroy();
+    sendRaw(socket, 400, 'Bad Request', { code: 'invalid_request', message: 'The request is not valid HTTP.', status: 400 });
+  });
+  return server;
+}

@@ -1,0 +1,96 @@
+import type { ErrorRequestHandler, Request } from 'express';
+import type { OperationInfo } from '../../spec/operations.js';
+import { ApiError, type ErrorDetail } from '../errors/api-error.js';
+import { InvalidRequestError } from '../errors/invalid-request-error.js';
+import { MethodNotAllowedError } from '../errors/method-not-allowed-error.js';
+import { NotFoundError } from '../errors/not-found-error.js';
+import { PayloadTooLargeError } from '../errors/payload-too-large-error.js';
+import { UnsupportedMediaTypeError } from '../errors/unsupported-media-type-error.js';
+import { localsOf } from './locals.js';
+
+/** A failure reported by express-openapi-validator. */
+interface ValidatorError {
+  status: number;
+  message: string;
+  errors: { path: string; message: string }[];
+}
+
+/** A failure reported by Express's body parser. */
+interface BodyParserError {
+  type: string;
+  status: number;
+  limit?: number;
+}
+
+const isValidatorError = (e: unknown): e is ValidatorError =>
+  typeof e === 'object' && e !== null && typeof (e as ValidatorError).status === 'number' && Array.isArray((e as ValidatorError).errors);
+
+const isBodyParserError = (e: unknown): e is BodyParserError =>
+  typeof e === 'object' && e !== null && typeof (e as BodyParserError).type === 'string' && typeof (e as BodyParserError).status === 'number';
+
+const LOCATION: Record<string, string> = { body: 'body', query: 'query', params: 'path', path: 'path', headers: 'header' };
+
+/** `/body/categoryId` → `body.categoryId`; `/query/limit` → `query.limit`; `/params/petId` → `path.petId`. */
+function fieldOf(path: string): string {
+  const parts = path.replace(/^\.?\/?/, '').split(/[/.]/).filter(Boolean);
+  const [where, ...rest] = parts;
+  return [LOCATION[where ?? ''] ?? where ?? 'request', ...rest].join('.');
+}
+
+/** The methods the contract allows on a request path, for 405's Allow header. */
+export function allowedMethods(operations: OperationInfo[], basePath: string, path: string): string[] {
+  return operations
+    .filter((op) => new RegExp(`^${basePath}${op.path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`).test(path))
+    .map((op) => op.method.toUpperCase());
+}
+
+/** Turns anything thrown into an ApiError; null for an unexpected failure (a 500). */
+export function toApiError(error: unknown, req: Request, operations: OperationInfo[], basePath: string): ApiError | null {
+  if (error instanceof ApiError) return error;
+  if (isBodyParserError(error)) {
+    if (error.type === 'entity.too.large') return new PayloadTooLargeError(error.limit ?? 0);
+    if (error.type === 'entity.parse.failed') {
+      return new InvalidRequestError([{ field: 'body', message: 'is not valid JSON' }], 'The request body is not valid JSON.');
+    }
+    if (error.type === 'encoding.unsupported' || error.type === 'charset.unsupported') return new UnsupportedMediaTypeError();
+    if (error.status === 400) return new InvalidRequestError([{ field: 'body', message: 'could not be read' }], 'The request body could not be read.');
+  }
+  if (isValidatorError(error)) {
+    switch (error.status) {
+      case 400: {
+        const details: ErrorDetail[] = error.errors.map((e) => ({ field: fieldOf(e.path), message: e.message }));
+        return new InvalidRequestError(details.length > 0 ? details : [{ field: 'request', message: error.message }]);
+      }
+      case 404:
+        return new NotFoundError(`No route ${req.method} ${req.path}.`);
+      case 405:
+        return new MethodNotAllowedError(req.method, req.path, allowedMethods(operations, basePath, req.path));
+      case 413:
+        return new PayloadTooLargeError(0);
+      case 415:
+        return new UnsupportedMediaTypeError();
+      default:
+        return null;
+    }
+  }
+  return null;
+}
+
+/**
+ * The one place errors become responses: the contract's Error body, its status and headers.
+ * Anything unexpected (including a response that broke the contract) is logged in full and
+ * answered with a 500 that reveals nothing.
+ */
+export function errorHandler(operations: OperationInfo[], basePath: string): ErrorRequestHandler {
+  return (error, req, res, next) => {
+    if (res.headersSent) return next(error);
+    const apiError =
+      toApiError(error, req, operations, basePath) ??
+      new ApiError(500, 'internal_error', 'An internal error occurred; quote the X-Request-Id when reporting it.');
+    const log = localsOf(res).log;
+    if (apiError.status >= 500) log?.error({ err: error }, 'request failed');
+    res.status(apiError.status).set(apiError.headers);
+    // Sent as text so the response validator, which wraps res.json, does not re-validate it.
+    res.type('application/json').send(JSON.stringify(apiError.toBody()));
+  };
+}

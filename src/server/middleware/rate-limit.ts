@@ -1,0 +1,45 @@
+import type { RequestHandler } from 'express';
+import type { LimitDecision, RateLimiter } from '../../limits/limiter.js';
+import { PLAN_LIMITS, type Limits } from '../../limits/plans.js';
+import type { ApiKeyRecord } from '../../store/store.js';
+import { KeyBannedError } from '../errors/key-banned-error.js';
+import { RateLimitedError } from '../errors/rate-limited-error.js';
+import { localsOf } from './locals.js';
+
+/** The limits of a key: its plan's, or those agreed for an Enterprise key. */
+export function limitsOf(key: ApiKeyRecord): Limits {
+  if (key.plan === 'enterprise') {
+    if (key.perMinute === null || key.perDay === null) throw new Error(`Enterprise key ${key.id} has no limits`);
+    return { perMinute: key.perMinute, perDay: key.perDay };
+  }
+  return PLAN_LIMITS[key.plan];
+}
+
+/** Sets X-RateLimit-Limit/Remaining/Reset from a decision. */
+function setHeaders(res: Parameters<RequestHandler>[1], decision: LimitDecision): void {
+  res.set({
+    'X-RateLimit-Limit': String(decision.limit),
+    'X-RateLimit-Remaining': String(decision.remaining),
+    'X-RateLimit-Reset': String(decision.resetAt),
+  });
+}
+
+/**
+ * Counts the request against its key (or, without a valid key, against the client address),
+ * puts the rate-limit headers on the response whatever happens next, and refuses with 429 when
+ * the limit is used up or the key is banned.
+ */
+export function rateLimit(limiter: RateLimiter, anonymousLimits: Limits): RequestHandler {
+  return async (req, res, next) => {
+    const { key } = localsOf(res);
+    const decision = key
+      ? await limiter.check(`key:${key.id}`, limitsOf(key))
+      : await limiter.check(`address:${req.ip ?? 'unknown'}`, anonymousLimits);
+    setHeaders(res, decision);
+    if (decision.outcome === 'banned') throw new KeyBannedError(decision.retryAfter ?? 1);
+    if (decision.outcome === 'rate_limited') {
+      throw new RateLimitedError(decision.window === 'day' ? 'day' : 'minute', decision.limit, decision.retryAfter ?? 1);
+    }
+    next();
+  };
+}

@@ -1,0 +1,52 @@
+import { Router, type Request } from 'express';
+import { resolveRef, type OpenApiDocument } from '../../spec/load-spec.js';
+import type { OperationInfo } from '../../spec/operations.js';
+import { InvalidRequestError } from '../errors/invalid-request-error.js';
+import type { ErrorDetail } from '../errors/api-error.js';
+
+const DECIMAL_INTEGER = /^-?(0|[1-9][0-9]*)$/;
+
+interface IntegerParameter {
+  in: 'query' | 'path';
+  name: string;
+}
+
+/**
+ * Refuses integer parameters that are not written as plain decimal digits before the validator
+ * sees them: its type coercion would read `0x14`, `1e1`, `20.0` or ` 20` as numbers. Also
+ * refuses a query parameter given more than once. Which parameters are integers comes from the
+ * contract.
+ */
+export function strictParameters(doc: OpenApiDocument, operations: OperationInfo[]): Router {
+  const router = Router();
+  for (const op of operations) {
+    const raw = doc.paths[op.path]?.[op.method] as { parameters?: unknown[] } | undefined;
+    const pathLevel = (doc.paths[op.path]?.parameters as unknown[] | undefined) ?? [];
+    const integers: IntegerParameter[] = [];
+    const queryNames: string[] = [];
+    for (const p of [...pathLevel, ...(raw?.parameters ?? [])]) {
+      const parameter = resolveRef<{ in: string; name: string; schema?: unknown }>(doc, p);
+      if (parameter.in === 'query') queryNames.push(parameter.name);
+      const schema = resolveRef<{ type?: unknown }>(doc, parameter.schema);
+      if ((parameter.in === 'query' || parameter.in === 'path') && schema?.type === 'integer') {
+        integers.push({ in: parameter.in, name: parameter.name });
+      }
+    }
+    router[op.method](op.expressPath, (req: Request, _res, next) => {
+      const details: ErrorDetail[] = [];
+      const query = req.query as Record<string, unknown>;
+      for (const name of queryNames) {
+        if (Array.isArray(query[name])) details.push({ field: `query.${name}`, message: 'must be given at most once' });
+      }
+      for (const p of integers) {
+        const value = p.in === 'query' ? query[p.name] : req.params[p.name];
+        if (typeof value === 'string' && !DECIMAL_INTEGER.test(value)) {
+          details.push({ field: `${p.in}.${p.name}`, message: 'must be an integer written in decimal digits' });
+        }
+      }
+      if (details.length > 0) throw new InvalidRequestError(details);
+      next();
+    });
+  }
+  return router;
+}

@@ -1,0 +1,44 @@
+/** One schema change; applied once, in order, inside a transaction. */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** The SQLite schema, as migrations. Append; never edit one that has shipped. */
+export const SQLITE_MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    name: 'create pets',
+    sql: `
+      CREATE TABLE pets (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        name        TEXT    NOT NULL CHECK (length(name) BETWEEN 1 AND 100),
+        category_id INTEGER NOT NULL CHECK (category_id BETWEEN 1 AND 9007199254740991),
+        status      TEXT    NOT NULL CHECK (status IN ('available', 'pending', 'sold')),
+        created_at  TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+      );
+      -- Serves GET /pets?status=…: the filter and the keyset order from one index.
+      CREATE INDEX pets_status_id ON pets (status, id);
+    `,
+  },
+  {
+    version: 2,
+    name: 'create api_keys',
+    sql: `
+      CREATE TABLE api_keys (
+        id             TEXT PRIMARY KEY,
+        name           TEXT NOT NULL,
+        plan           TEXT NOT NULL CHECK (plan IN ('free', 'pro', 'business', 'enterprise')),
+        per_minute     INTEGER,
+        per_day        INTEGER,
+        environment    TEXT NOT NULL CHECK (environment IN ('production', 'staging')),
+        hash           TEXT NOT NULL UNIQUE,
+        display_prefix TEXT NOT NULL,
+        created_at     TEXT NOT NULL,
+        revoked_at     TEXT,
+        CHECK ((plan = 'enterprise') = (per_minute IS NOT NULL AND per_day IS NOT NULL))
+      );
+    `,
+  },
+];

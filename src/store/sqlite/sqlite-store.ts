@@ -1,0 +1,151 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { ApiKeyRecord, Pet, PetPageQuery, PetStatus, PetToCreate, Store } from '../store.js';
+import { SQLITE_MIGRATIONS, type Migration } from './migrations.js';
+
+interface PetRow {
+  id: number;
+  name: string;
+  category_id: number;
+  status: PetStatus;
+}
+
+interface KeyRow {
+  id: string;
+  name: string;
+  plan: ApiKeyRecord['plan'];
+  per_minute: number | null;
+  per_day: number | null;
+  environment: ApiKeyRecord['environment'];
+  hash: string;
+  display_prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+const toPet = (row: PetRow): Pet => ({ id: row.id, name: row.name, categoryId: row.category_id, status: row.status });
+
+const toKey = (row: KeyRow): ApiKeyRecord => ({
+  id: row.id,
+  name: row.name,
+  plan: row.plan,
+  perMinute: row.per_minute,
+  perDay: row.per_day,
+  environment: row.environment,
+  hash: row.hash,
+  displayPrefix: row.display_prefix,
+  createdAt: row.created_at,
+  revokedAt: row.revoked_at,
+});
+
+/** Applies the migrations the database has not seen yet; returns how many it applied. */
+export function migrate(db: Database.Database, migrations: Migration[] = SQLITE_MIGRATIONS): number {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  const applied = new Set(
+    (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version),
+  );
+  const known = new Set(migrations.map((m) => m.version));
+  const unknown = [...applied].filter((v) => !known.has(v));
+  if (unknown.length > 0) {
+    throw new Error(`The database has schema version(s) ${unknown.join(', ')} that this release does not know; it was written by a newer release.`);
+  }
+  let count = 0;
+  for (const migration of migrations) {
+    if (applied.has(migration.version)) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+        migration.version,
+        migration.name,
+        new Date().toISOString(),
+      );
+    })();
+    count++;
+  }
+  return count;
+}
+
+/**
+ * The embedded store: one SQLite file (better-sqlite3) in WAL mode, created and migrated when
+ * opened. A write is committed before its promise resolves, so an acknowledged animal survives
+ * the process being killed.
+ */
+export class SqliteStore implements Store {
+  private readonly db: Database.Database;
+  private readonly statements;
+
+  private constructor(db: Database.Database) {
+    this.db = db;
+    this.statements = {
+      listAll: db.prepare('SELECT id, name, category_id, status FROM pets WHERE id > ? ORDER BY id LIMIT ?'),
+      listByStatus: db.prepare('SELECT id, name, category_id, status FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?'),
+      insertPet: db.prepare('INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?) RETURNING id, name, category_id, status'),
+      getPet: db.prepare('SELECT id, name, category_id, status FROM pets WHERE id = ?'),
+      insertKey: db.prepare(
+        `INSERT INTO api_keys (id, name, plan, per_minute, per_day, environment, hash, display_prefix, created_at, revoked_at)
+         VALUES (@id, @name, @plan, @perMinute, @perDay, @environment, @hash, @displayPrefix, @createdAt, @revokedAt)`,
+      ),
+      keyByHash: db.prepare('SELECT * FROM api_keys WHERE hash = ?'),
+      listKeys: db.prepare('SELECT * FROM api_keys ORDER BY created_at, id'),
+      revokeKey: db.prepare('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? RETURNING *'),
+      ping: db.prepare('SELECT 1'),
+    };
+  }
+
+  /** Opens (creating the file and its folder if needed) and migrates the database at `path`. */
+  static open(path: string): SqliteStore {
+    mkdirSync(dirname(path), { recursive: true });
+    const db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    // With WAL, NORMAL loses nothing when the process dies; only a power cut may drop the last
+    // transactions. The keys CLI and the server share the file, hence the busy timeout.
+    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 5000');
+    db.pragma('foreign_keys = ON');
+    migrate(db);
+    return new SqliteStore(db);
+  }
+
+  async listPets({ limit, status, afterId = 0 }: PetPageQuery): Promise<Pet[]> {
+    const rows = (
+      status === undefined ? this.statements.listAll.all(afterId, limit) : this.statements.listByStatus.all(status, afterId, limit)
+    ) as PetRow[];
+    return rows.map(toPet);
+  }
+
+  async createPet(pet: PetToCreate): Promise<Pet> {
+    return toPet(this.statements.insertPet.get(pet.name, pet.categoryId, pet.status) as PetRow);
+  }
+
+  async getPet(id: number): Promise<Pet | undefined> {
+    const row = this.statements.getPet.get(id) as PetRow | undefined;
+    return row && toPet(row);
+  }
+
+  async insertKey(record: ApiKeyRecord): Promise<void> {
+    this.statements.insertKey.run(record);
+  }
+
+  async findKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+    const row = this.statements.keyByHash.get(hash) as KeyRow | undefined;
+    return row && toKey(row);
+  }
+
+  async listKeys(): Promise<ApiKeyRecord[]> {
+    return (this.statements.listKeys.all() as KeyRow[]).map(toKey);
+  }
+
+  async revokeKey(id: string, at: Date): Promise<ApiKeyRecord | undefined> {
+    const row = this.statements.revokeKey.get(at.toISOString(), id) as KeyRow | undefined;
+    return row && toKey(row);
+  }
+
+  async ping(): Promise<void> {
+    this.statements.ping.get();
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}

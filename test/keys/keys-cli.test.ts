@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bin, ROOT, run } from '../support/run.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+let server: TestServer;
+// The CLI and a running server share one SQLite file, as in production.
+const keys = (...args: string[]) =>
+  run(bin('tsx'), [`${ROOT}src/keys/cli.ts`, ...args], { env: { DATABASE_PATH: server.databasePath, ANIMAL_STORE_ENV: 'production' } });
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server?.close());
+
+const keyIn = (stdout: string) => /\n(as_(?:prod|stag)_[0-9A-Za-z]{38})\n/.exec(stdout)?.[1];
+
+describe('npm run keys', () => {
+  it('creates a key that works at once, lists it without the key, and revokes it at once', async () => {
+    const created = await keys('create', '--plan', 'free', '--name', 'Alice');
+    expect(created.code).toBe(0);
+    expect(created.stdout).toContain('This is the only time the key is shown');
+    const key = keyIn(created.stdout)!;
+    expect(key).toBeDefined();
+    const id = /Created key (key_[0-9a-f]+)/.exec(created.stdout)![1]!;
+
+    const ok = await fetch(`${server.baseUrl}/pets`, { headers: { Authorization: `Bearer ${key}` } });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('x-ratelimit-limit')).toBe('60');
+
+    const listed = await keys('list');
+    expect(listed.stdout).toMatch(new RegExp(`${id}\\s+Alice\\s+free\\s+60/min 1000/day\\s+production\\s+${key.slice(0, 12)}…`));
+    expect(listed.stdout).not.toContain(key);
+    const json = await keys('list', '--json');
+    expect(json.stdout).not.toContain(key);
+    expect(JSON.parse(json.stdout.trim().split('\n').find((l) => l.includes(id))!)).not.toHaveProperty('hash');
+
+    const revoked = await keys('revoke', id);
+    expect(revoked.code).toBe(0);
+    expect(revoked.stdout).toContain(`Revoked key ${id}`);
+    const refused = await fetch(`${server.baseUrl}/pets`, { headers: { Authorization: `Bearer ${key}` } });
+    expect(refused.status).toBe(401);
+    expect((await keys('revoke', id)).stdout).toContain('already revoked');
+  });
+
+  it('issues Enterprise keys with their own limits, and staging keys', async () => {
+    const created = await keys('create', '--plan', 'enterprise', '--name', 'Big', '--per-minute', '2', '--per-day', '10');
+    const key = keyIn(created.stdout)!;
+    const response = await fetch(`${server.baseUrl}/pets`, { headers: { Authorization: `Bearer ${key}` } });
+    expect(response.headers.get('x-ratelimit-limit')).toBe('2');
+    const staging = await keys('create', '--plan', 'pro', '--name', 'S', '--env', 'staging');
+    expect(keyIn(staging.stdout)).toMatch(/^as_stag_/);
+  });
+
+  it.each([
+    [['create', '--name', 'x'], '--plan must be one of free, pro, business, enterprise'],
+    [['create', '--plan', 'gold', '--name', 'x'], '--plan must be one of free, pro, business, enterprise, got "gold"'],
+    [['create', '--plan', 'free'], '--name is required'],
+    [['create', '--plan', 'enterprise', '--name', 'x'], 'an enterprise key needs --per-minute and --per-day'],
+    [['create', '--plan', 'free', '--name', 'x', '--per-minute', '5'], 'are for enterprise keys'],
+    [['create', '--plan', 'enterprise', '--name', 'x', '--per-minute', '0', '--per-day', '5'], '--per-minute must be a positive whole number'],
+    [['create', '--plan', 'free', '--name', 'x', '--env', 'dev'], '--env must be production or staging'],
+    [['revoke'], 'revoke takes exactly one key id'],
+    [['rotate'], 'Unknown command "rotate"'],
+  ])('refuses %j with a clear message', async (args, message) => {
+    const result = await keys(...args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+  });
+
+  it('says so when revoking an unknown id', async () => {
+    const result = await keys('revoke', 'key_nope');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('No key with id key_nope');
+  });
+
+  it('has help for every command', async () => {
+    for (const args of [['--help'], ['create', '--help'], ['list', '--help'], ['revoke', '--help']]) {
+      const result = await keys(...args);
+      expect(result.code, args.join(' ')).toBe(0);
+      expect(result.stdout, args.join(' ')).toMatch(/^Usage: npm run keys/);
+    }
+  });
+});

@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateKey } from '../../src/keys/key-format.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+let server: TestServer;
+let key: string;
+
+beforeAll(async () => {
+  // Room for many unauthenticated requests from one address: this file is about 401s.
+  server = await startTestServer({ anonymousLimits: { perMinute: 1000, perDay: 10_000 } });
+  key = await server.newKey('pro');
+});
+afterAll(() => server?.close());
+
+const list = (headers: Record<string, string>, query = '') => fetch(`${server.baseUrl}/pets${query}`, { headers });
+
+async function expect401(response: Response, reason: RegExp) {
+  expect(response.status).toBe(401);
+  expect(response.headers.get('www-authenticate')).toBe('Bearer realm="animal-store"');
+  const body = (await response.json()) as { code: string; message: string; status: number };
+  expect(body).toMatchObject({ code: 'unauthorized', status: 401 });
+  expect(body.message).toMatch(reason);
+  for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(response.headers.get(h), h).not.toBeNull();
+}
+
+describe('authentication on every operation', () => {
+  it('accepts a valid key', async () => {
+    expect((await list({ Authorization: `Bearer ${key}` })).status).toBe(200);
+  });
+
+  it('refuses a request without Authorization', async () => {
+    await expect401(await list({}), /no Authorization header/);
+  });
+
+  it.each([
+    ['an empty header', '', /not "Bearer <API key>"/],
+    ['lower-case bearer', `bearer ${'KEY'}`, /not "Bearer <API key>"/],
+    ['Basic', 'Basic dXNlcjpwYXNz', /not "Bearer <API key>"/],
+    ['Bearer without a key', 'Bearer ', /not "Bearer <API key>"/],
+    ['a malformed key', 'Bearer hello', /malformed/],
+    ['a 10 KB key', `Bearer ${'a'.repeat(10_000)}`, /malformed/],
+  ])('refuses %s', async (_case, header, reason) => {
+    await expect401(await list({ Authorization: header.replace('KEY', key) }), reason);
+  });
+
+  it('refuses a key whose checksum is wrong, without a lookup', async () => {
+    const last = key.at(-1) === 'A' ? 'B' : 'A';
+    await expect401(await list({ Authorization: `Bearer ${key.slice(0, -1)}${last}` }), /checksum/);
+  });
+
+  it('refuses a well-formed key that was never issued', async () => {
+    await expect401(await list({ Authorization: `Bearer ${generateKey('production').key}` }), /unknown/);
+  });
+
+  it('refuses a staging key on production, and a production key on staging', async () => {
+    const stagingKey = await server.newKey('pro', undefined, 'staging');
+    await expect401(await list({ Authorization: `Bearer ${stagingKey}` }), /for staging, this is production/);
+    const staging = await startTestServer({ environment: 'staging' });
+    try {
+      const prodKey = await staging.newKey('pro', undefined, 'production');
+      await expect401(await fetch(`${staging.baseUrl}/pets`, { headers: { Authorization: `Bearer ${prodKey}` } }), /for production, this is staging/);
+      const ownKey = await staging.newKey('pro');
+      expect(ownKey.startsWith('as_stag_')).toBe(true);
+      expect((await fetch(`${staging.baseUrl}/pets`, { headers: { Authorization: `Bearer ${ownKey}` } })).status).toBe(200);
+    } finally {
+      await staging.close();
+    }
+  });
+
+  it('refuses a revoked key from the next request on', async () => {
+    const revocable = await server.newKey('free');
+    expect((await list({ Authorization: `Bearer ${revocable}` })).status).toBe(200);
+    const record = (await server.store.listKeys()).find((k) => revocable.startsWith(k.displayPrefix) && k.plan === 'free')!;
+    await server.store.revokeKey(record.id, new Date());
+    await expect401(await list({ Authorization: `Bearer ${revocable}` }), /revoked/);
+  });
+
+  it('answers a 20 KB Authorization header with 431 and the Error body', async () => {
+    const response = await list({ Authorization: `Bearer ${'a'.repeat(20_000)}` });
+    expect(response.status).toBe(431);
+    expect(await response.json()).toMatchObject({ code: 'request_header_fields_too_large', status: 431 });
+  });
+
+  it('does not read a key from the query string', async () => {
+    await expect401(await list({}, `?api_key=${key}`), /no Authorization header/);
+  });
+
+  it('refuses two Authorization headers', async () => {
+    const headers = new Headers();
+    headers.append('Authorization', `Bearer ${key}`);
+    headers.append('Authorization', `Bearer ${key}`);
+    const response = await fetch(`${server.baseUrl}/pets`, { headers });
+    expect(response.status).toBe(401);
+  });
+
+  it('protects every operation', async () => {
+    expect((await fetch(`${server.baseUrl}/pets`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":"Rex","categoryId":1}' })).status).toBe(401);
+    expect((await fetch(`${server.baseUrl}/pets/1`)).status).toBe(401);
+    expect((await server.store.listPets({ limit: 10 })).length).toBe(0);
+  });
+});

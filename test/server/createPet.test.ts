@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+let server: TestServer;
+let key: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  key = await server.newKey('business');
+});
+afterAll(() => server?.close());
+
+const post = (body: string, contentType = 'application/json') =>
+  fetch(`${server.baseUrl}/pets`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': contentType },
+    body,
+  });
+
+describe('POST /v1/pets', () => {
+  it('returns 201 with the stored animal, status available by default', async () => {
+    const { data, response } = await server.client(key).POST('/pets', { body: { name: 'Rex', categoryId: 3 } });
+    expect(response.status).toBe(201);
+    expect(data).toEqual({ id: expect.any(Number), name: 'Rex', categoryId: 3, status: 'available' });
+    expect(await server.store.getPet(data!.id)).toEqual(data);
+  });
+
+  it('keeps the status given, and categoryId up to 2^53-1 exactly', async () => {
+    const { data } = await server.client(key).POST('/pets', { body: { name: 'Tom', categoryId: 9007199254740991, status: 'sold' } });
+    expect(data).toMatchObject({ name: 'Tom', categoryId: 9007199254740991, status: 'sold' });
+  });
+
+  it('gives each animal a new id', async () => {
+    const ids = new Set<number>();
+    for (let i = 0; i < 5; i++) ids.add((await server.client(key).POST('/pets', { body: { name: `N${i}`, categoryId: 1 } })).data!.id);
+    expect(ids.size).toBe(5);
+  });
+
+  it.each([
+    ['no name', '{"categoryId":3}', 'body.name'],
+    ['no categoryId', '{"name":"Rex"}', 'body.categoryId'],
+    ['an id', '{"id":7,"name":"Rex","categoryId":3}', 'body.id'],
+    ['__proto__', '{"__proto__":{"x":1},"name":"Rex","categoryId":3}', 'body.__proto__'],
+    ['constructor', '{"constructor":1,"name":"Rex","categoryId":3}', 'body.constructor'],
+    ['categoryId as a string', '{"name":"Rex","categoryId":"5"}', 'body.categoryId'],
+    ['categoryId 5.5', '{"name":"Rex","categoryId":5.5}', 'body.categoryId'],
+    ['categoryId 1e400', '{"name":"Rex","categoryId":1e400}', 'body.categoryId'],
+    ['categoryId 2^53+1', '{"name":"Rex","categoryId":9007199254740993}', 'body.categoryId'],
+    ['categoryId -1', '{"name":"Rex","categoryId":-1}', 'body.categoryId'],
+    ['categoryId 0', '{"name":"Rex","categoryId":0}', 'body.categoryId'],
+    ['name null', '{"name":null,"categoryId":3}', 'body.name'],
+    ['an empty name', '{"name":"","categoryId":3}', 'body.name'],
+    ['a name of spaces', '{"name":"   ","categoryId":3}', 'body.name'],
+    ['a name of 101 characters', JSON.stringify({ name: 'x'.repeat(101), categoryId: 3 }), 'body.name'],
+    ['a status in the wrong case', '{"name":"Rex","categoryId":3,"status":"Available"}', 'body.status'],
+    ['an array', '[{"name":"Rex","categoryId":3}]', 'body'],
+    ['a scalar', '42', 'body'],
+    ['truncated JSON', '{"name":"Rex","categ', 'body'],
+  ])('returns 400 naming the field for a body with %s', async (_case, body, field) => {
+    const response = await post(body);
+    expect(response.status).toBe(400);
+    const error = (await response.json()) as { code: string; status: number; details: { field: string; message: string }[] };
+    expect(error.code).toBe('invalid_request');
+    expect(error.status).toBe(400);
+    expect(error.details.map((d) => d.field)).toContain(field);
+    expect(JSON.stringify(error)).not.toMatch(/at .*\.(js|ts):\d+/);
+  });
+
+  it('stores nothing for a refused body', async () => {
+    const before = (await server.store.listPets({ limit: 1000 })).length;
+    await post('{"name":"Rex","categoryId":9007199254740993}');
+    expect((await server.store.listPets({ limit: 1000 })).length).toBe(before);
+  });
+
+  it('returns 415 for a body that is not JSON, and for none', async () => {
+    const plain = await post('name=Rex', 'text/plain');
+    expect(plain.status).toBe(415);
+    expect(await plain.json()).toMatchObject({ code: 'unsupported_media_type', status: 415 });
+    const none = await fetch(`${server.baseUrl}/pets`, { method: 'POST', headers: { Authorization: `Bearer ${key}` } });
+    expect([400, 415]).toContain(none.status);
+    expect(await none.json()).toMatchObject({ status: none.status });
+  });
+
+  it('returns 400 for an empty JSON body', async () => {
+    const response = await post('');
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ code: 'invalid_request' });
+  });
+
+  it('returns 413 for a body over 16 KiB', async () => {
+    const response = await post(JSON.stringify({ name: 'Rex', categoryId: 3, padding: 'x'.repeat(17 * 1024) }));
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({ code: 'payload_too_large', message: 'The request body is larger than 16384 bytes.', status: 413 });
+  });
+});

@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handlers } from '../../generated/handlers.js';
+import type { Handlers } from '../../src/server/handler-types.js';
+import { NotImplementedError } from '../../src/server/errors/not-implemented-error.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+let server: TestServer;
+let key: string;
+
+// Handlers that misbehave, to show what the error handler makes of it.
+const broken: Handlers = {
+  ...handlers,
+  // A failure deep inside, with internals in its message.
+  listPets: async () => {
+    throw new Error('SQLITE_CORRUPT: database disk image is malformed at /srv/data/store.db');
+  },
+  // What a stub written by `npm run generate` does.
+  createPet: async () => {
+    throw new NotImplementedError('createPet');
+  },
+  // A body the contract does not allow (status is not a PetStatus): the response validator stops it.
+  getPet: async ({ path }) => ({ status: 200, body: { id: path.petId, name: 'Rex', categoryId: 1, status: 'lost' as never } }),
+};
+
+beforeAll(async () => {
+  server = await startTestServer({ handlers: broken });
+  key = await server.newKey('pro');
+});
+afterAll(() => server?.close());
+
+const auth = () => ({ Authorization: `Bearer ${key}` });
+
+describe('errors', () => {
+  it('answers a thrown error with 500 internal_error and nothing internal', async () => {
+    const response = await fetch(`${server.baseUrl}/pets`, { headers: auth() });
+    expect(response.status).toBe(500);
+    const text = await response.text();
+    expect(JSON.parse(text)).toEqual({
+      code: 'internal_error',
+      message: 'An internal error occurred; quote the X-Request-Id when reporting it.',
+      status: 500,
+    });
+    expect(text).not.toMatch(/SQLITE|srv|\.ts|at /);
+    expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(response.headers.get('x-ratelimit-remaining')).not.toBeNull();
+  });
+
+  it('refuses to send a response that breaks the contract (500 instead)', async () => {
+    const response = await fetch(`${server.baseUrl}/pets/1`, { headers: auth() });
+    expect(response.status).toBe(500);
+    expect(await response.json()).toMatchObject({ code: 'internal_error' });
+  });
+
+  it('answers 501 not_implemented from a stub handler', async () => {
+    const response = await fetch(`${server.baseUrl}/pets`, { method: 'POST', headers: { ...auth(), 'Content-Type': 'application/json' }, body: '{"name":"Rex","categoryId":1}' });
+    expect(response.status).toBe(501);
+    expect(await response.json()).toEqual({
+      code: 'not_implemented',
+      message: 'Operation createPet is described by the contract but not implemented yet.',
+      status: 501,
+    });
+  });
+
+  it('answers an unknown path with 404 not_found, inside and outside /v1', async () => {
+    for (const path of ['/v1/owners', '/v2/pets', '/']) {
+      const response = await fetch(`${server.origin}${path}`, { headers: auth() });
+      expect(response.status, path).toBe(404);
+      expect(await response.json(), path).toMatchObject({ code: 'not_found', status: 404 });
+    }
+  });
+
+  it('answers a wrong method with 405 and the Allow header', async () => {
+    const response = await fetch(`${server.baseUrl}/pets/1`, { method: 'DELETE', headers: auth() });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('GET');
+    expect(await response.json()).toMatchObject({ code: 'method_not_allowed', status: 405 });
+    const put = await fetch(`${server.baseUrl}/pets`, { method: 'PUT', headers: auth() });
+    expect(put.headers.get('allow')).toBe('GET, POST');
+  });
+
+  it('sends no X-Powered-By and echoes a sane X-Request-Id', async () => {
+    const response = await fetch(`${server.baseUrl}/pets/1`, { headers: { ...auth(), 'X-Request-Id': 'trace-42' } });
+    expect(response.headers.get('x-powered-by')).toBeNull();
+    expect(response.headers.get('x-request-id')).toBe('trace-42');
+    const odd = await fetch(`${server.baseUrl}/pets/1`, { headers: { ...auth(), 'X-Request-Id': 'bad id with spaces' } });
+    expect(odd.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('health', () => {
+  it('answers /healthz and /readyz without a key, and /readyz says 503 when the store is gone', async () => {
+    const own = await startTestServer();
+    try {
+      expect(await (await fetch(`${own.origin}/healthz`)).json()).toEqual({ status: 'ok' });
+      expect((await fetch(`${own.origin}/readyz`)).status).toBe(200);
+      await own.store.close();
+      const response = await fetch(`${own.origin}/readyz`);
+      expect(response.status).toBe(503);
+    } finally {
+      await own.close();
+    }
+  });
+});

@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+let server: TestServer;
+let key: string;
+const DEPRECATION = {
+  deprecation: '@1767225600',
+  sunset: 'Thu, 05 Dec 2030 00:00:00 GMT',
+  link: '</v1/pets>; rel="successor-version"',
+};
+
+beforeAll(async () => {
+  server = await startTestServer();
+  key = await server.newKey('pro');
+});
+afterAll(() => server?.close());
+
+const get = (path: string, headers: Record<string, string> = { Authorization: `Bearer ${key}` }) =>
+  fetch(`${server.baseUrl}${path}`, { headers });
+
+function expectDeprecationHeaders(response: Response) {
+  for (const [name, value] of Object.entries(DEPRECATION)) expect(response.headers.get(name), name).toBe(value);
+}
+
+describe('GET /v1/pets/{petId}', () => {
+  it('returns the animal with the Deprecation, Sunset and Link headers', async () => {
+    const created = (await server.client(key).POST('/pets', { body: { name: 'Rex', categoryId: 3 } })).data!;
+    const { data, response } = await server.client(key).GET('/pets/{petId}', { params: { path: { petId: created.id } } });
+    expect(response.status).toBe(200);
+    expect(data).toEqual(created);
+    expectDeprecationHeaders(response);
+  });
+
+  it('returns 404 with the Error body and the deprecation headers for an unknown id', async () => {
+    const response = await get('/pets/9007199254740991');
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ code: 'not_found', message: 'Pet 9007199254740991 not found.', status: 404 });
+    expectDeprecationHeaders(response);
+  });
+
+  it('carries the deprecation headers on a 401 too', async () => {
+    const response = await get('/pets/1', {});
+    expect(response.status).toBe(401);
+    expectDeprecationHeaders(response);
+  });
+
+  it.each(['0', 'abc', '1e3', '9007199254740993', '99999999999999999999', '%00', '-1', '1.0'])(
+    'returns 400 naming path.petId for petId=%s, never a rounded lookup',
+    async (petId) => {
+      const response = await get(`/pets/${petId}`);
+      expect(response.status).toBe(400);
+      const body = (await response.json()) as { code: string; details: { field: string }[] };
+      expect(body.code).toBe('invalid_request');
+      expect(body.details.map((d) => d.field)).toContain('path.petId');
+      expectDeprecationHeaders(response);
+    },
+  );
+
+  it('answers 410 gone from the sunset date on, with the headers still there', async () => {
+    server.clock.set('2030-12-04T23:59:59Z');
+    expect((await get('/pets/1')).status).toBe(200);
+    server.clock.set('2030-12-05T00:00:00Z');
+    const response = await get('/pets/1');
+    expect(response.status).toBe(410);
+    expect(await response.json()).toMatchObject({ code: 'gone', status: 410 });
+    expectDeprecationHeaders(response);
+    expect(response.headers.get('x-ratelimit-limit')).toBe('300');
+    const list = await get('/pets');
+    expect(list.status).toBe(200);
+    expect(list.headers.get('deprecation')).toBeNull();
+  });
+});

@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+let server: TestServer;
+let key: string;
+const auth = () => ({ Authorization: `Bearer ${key}` });
+
+beforeAll(async () => {
+  server = await startTestServer();
+  key = await server.newKey('business');
+  const statuses = ['available', 'pending', 'sold'] as const;
+  for (let i = 1; i <= 250; i++) {
+    await server.store.createPet({ name: `Pet ${i}`, categoryId: (i % 7) + 1, status: statuses[i % 3]! });
+  }
+});
+afterAll(() => server?.close());
+
+/** Follows `Link: rel="next"` from the first page; returns every page. */
+async function allPages(first: string): Promise<{ ids: number[]; pages: number; links: string[] }> {
+  const ids: number[] = [];
+  const links: string[] = [];
+  let url: string | null = first;
+  let pages = 0;
+  while (url) {
+    const response: Response = await fetch(url, { headers: auth() });
+    expect(response.status).toBe(200);
+    ids.push(...((await response.json()) as { id: number }[]).map((p) => p.id));
+    pages++;
+    const link = response.headers.get('link');
+    if (link) links.push(link);
+    const next = link ? /<([^>]+)>;\s*rel="next"/.exec(link)?.[1] : undefined;
+    url = next ? `${server.origin}${next}` : null;
+  }
+  return { ids, pages, links };
+}
+
+describe('GET /v1/pets', () => {
+  it('returns 20 animals by id ascending by default, through the typed client', async () => {
+    const { data, response } = await server.client(key).GET('/pets');
+    expect(response.status).toBe(200);
+    expect(data?.map((p) => p.id)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(response.headers.get('link')).toBe(`</v1/pets?limit=20&cursor=${Buffer.from('20').toString('base64url')}>; rel="next"`);
+  });
+
+  it('pages through 250 animals by following Link, each exactly once', async () => {
+    const { ids, pages, links } = await allPages(`${server.baseUrl}/pets?limit=100`);
+    expect(ids).toEqual(Array.from({ length: 250 }, (_, i) => i + 1));
+    expect(pages).toBe(3);
+    expect(links).toHaveLength(2);
+  });
+
+  it('keeps the status filter and the limit in the next link', async () => {
+    const { ids } = await allPages(`${server.baseUrl}/pets?status=sold&limit=7`);
+    const sold = Array.from({ length: 250 }, (_, i) => i + 1).filter((i) => i % 3 === 2);
+    expect(ids).toEqual(sold);
+  });
+
+  it('returns only animals with the status asked for', async () => {
+    const { data } = await server.client(key).GET('/pets', { params: { query: { status: 'pending', limit: 100 } } });
+    expect(data!.length).toBeGreaterThan(0);
+    expect(data!.every((p) => p.status === 'pending')).toBe(true);
+  });
+
+  it('answers the last page without a Link header', async () => {
+    const { data, response } = await server.client(key).GET('/pets', { params: { query: { limit: 100, cursor: Buffer.from('200').toString('base64url') } } });
+    expect(data!.map((p) => p.id)).toEqual(Array.from({ length: 50 }, (_, i) => 201 + i));
+    expect(response.headers.get('link')).toBeNull();
+  });
+
+  it('accepts limit=1 and limit=100', async () => {
+    for (const limit of [1, 100]) {
+      const { data } = await server.client(key).GET('/pets', { params: { query: { limit } } });
+      expect(data).toHaveLength(limit);
+    }
+  });
+
+  it.each([
+    ['0', 'must be >= 1'],
+    ['101', 'must be <= 100'],
+    ['-1', 'must be >= 1'],
+    ['abc', 'must be an integer written in decimal digits'],
+    ['0x14', 'must be an integer written in decimal digits'],
+    ['1e1', 'must be an integer written in decimal digits'],
+    ['20.0', 'must be an integer written in decimal digits'],
+    ['', 'must be an integer written in decimal digits'],
+    ['%2020', 'must be an integer written in decimal digits'],
+  ])('returns 400 naming query.limit for limit=%s', async (limit, message) => {
+    const response = await fetch(`${server.baseUrl}/pets?limit=${limit}`, { headers: auth() });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      code: 'invalid_request',
+      message: 'The request is invalid; see details.',
+      status: 400,
+      details: [{ field: 'query.limit', message }],
+    });
+  });
+
+  it('returns 400 for a repeated limit and for limit[]=5', async () => {
+    const repeated = await fetch(`${server.baseUrl}/pets?limit=5&limit=6`, { headers: auth() });
+    expect(repeated.status).toBe(400);
+    expect(((await repeated.json()) as { details: unknown[] }).details).toEqual([{ field: 'query.limit', message: 'must be given at most once' }]);
+    const bracketed = await fetch(`${server.baseUrl}/pets?limit[]=5`, { headers: auth() });
+    expect(bracketed.status).toBe(400);
+    expect(((await bracketed.json()) as { details: { field: string }[] }).details[0]!.field).toBe('query.limit');
+  });
+
+  it('returns 400 for an unknown status, an unknown parameter and a forged cursor', async () => {
+    const cases: [string, string][] = [
+      ['status=lost', 'query.status'],
+      ['colour=red', 'query.colour'],
+      ['cursor=abc', 'query.cursor'],
+      [`cursor=${Buffer.from('-5').toString('base64url')}`, 'query.cursor'],
+    ];
+    for (const [query, field] of cases) {
+      const response = await fetch(`${server.baseUrl}/pets?${query}`, { headers: auth() });
+      expect(response.status, query).toBe(400);
+      expect(((await response.json()) as { details: { field: string }[] }).details.map((d) => d.field), query).toContain(field);
+    }
+  });
+});

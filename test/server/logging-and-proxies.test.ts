@@ -1,0 +1,40 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+let server: TestServer | undefined;
+afterEach(() => server?.close());
+
+describe('request logs', () => {
+  it('logs one JSON line per request with its id, status and key id, and never the key', async () => {
+    const lines: string[] = [];
+    server = await startTestServer({ logLines: lines });
+    const key = await server.newKey('pro');
+    await fetch(`${server.baseUrl}/pets`, { headers: { Authorization: `Bearer ${key}`, 'X-Request-Id': 'req-1' } });
+    await fetch(`${server.baseUrl}/pets`, { headers: { Authorization: `Bearer ${key.slice(0, -1)}x` } });
+    await new Promise((r) => setTimeout(r, 50));
+    const entries = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.msg === 'request');
+    expect(entries).toHaveLength(2);
+    expect(entries[0]).toMatchObject({ requestId: 'req-1', method: 'GET', path: '/v1/pets', status: 200, keyId: expect.stringMatching(/^key_/) });
+    expect(entries[1]).toMatchObject({ status: 401 });
+    expect(lines.join('\n')).not.toContain(key.slice(8, 30));
+    expect(lines.join('\n')).not.toMatch(/authorization/i);
+  });
+});
+
+describe('client address behind a proxy', () => {
+  const anonymous = (s: TestServer, forwardedFor: string) =>
+    fetch(`${s.baseUrl}/pets`, { headers: { 'X-Forwarded-For': forwardedFor } }).then((r) => Number(r.headers.get('x-ratelimit-remaining')));
+
+  it('ignores X-Forwarded-For unless the proxy is trusted', async () => {
+    server = await startTestServer({ anonymousLimits: { perMinute: 10, perDay: 100 } });
+    expect(await anonymous(server, '203.0.113.1')).toBe(9);
+    expect(await anonymous(server, '203.0.113.2')).toBe(8);
+  });
+
+  it('limits each forwarded address on its own with TRUST_PROXY', async () => {
+    server = await startTestServer({ anonymousLimits: { perMinute: 10, perDay: 100 }, trustProxy: 'loopback' });
+    expect(await anonymous(server, '203.0.113.1')).toBe(9);
+    expect(await anonymous(server, '203.0.113.2')).toBe(9);
+    expect(await anonymous(server, '203.0.113.1')).toBe(8);
+  });
+});

@@ -1,0 +1,67 @@
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { migrate, SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
+import { defineStoreSuite } from './store-suite.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'animal-store-sqlite-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+const freshPath = () => join(dir, `store-${++n}`, 'animal-store.db');
+
+defineStoreSuite('SQLite', async () => SqliteStore.open(freshPath()));
+
+describe('SQLite store file', () => {
+  it('creates its folder, uses WAL and migrates once', async () => {
+    const path = freshPath();
+    const store = SqliteStore.open(path);
+    const pet = await store.createPet({ name: 'Rex', categoryId: 1, status: 'pending' });
+    await store.close();
+
+    const db = new Database(path);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(migrate(db)).toBe(0);
+    expect(db.prepare('SELECT count(*) AS n FROM schema_migrations').get()).toEqual({ n: SQLITE_MIGRATIONS.length });
+    db.close();
+
+    const reopened = SqliteStore.open(path);
+    expect(await reopened.getPet(pet.id)).toEqual(pet);
+    await reopened.close();
+  });
+
+  it('never reuses an id, even of the last animal', async () => {
+    const path = freshPath();
+    const store = SqliteStore.open(path);
+    const first = await store.createPet({ name: 'A', categoryId: 1, status: 'sold' });
+    await store.close();
+    const db = new Database(path);
+    db.prepare('DELETE FROM pets WHERE id = ?').run(first.id);
+    db.close();
+    const again = SqliteStore.open(path);
+    expect((await again.createPet({ name: 'B', categoryId: 1, status: 'sold' })).id).toBeGreaterThan(first.id);
+    await again.close();
+  });
+
+  it('refuses a database written by a newer release', () => {
+    const path = freshPath();
+    SqliteStore.open(path).close();
+    const db = new Database(path);
+    db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 'x')").run();
+    db.close();
+    expect(() => SqliteStore.open(path)).toThrow(/schema version\(s\) 999 that this release does not know/);
+  });
+
+  it('lists a status page from the (status, id) index, without a scan or a sort', () => {
+    const path = freshPath();
+    SqliteStore.open(path).close();
+    const db = new Database(path);
+    const plan = db.prepare("EXPLAIN QUERY PLAN SELECT id, name, category_id, status FROM pets WHERE status = 'sold' AND id > 0 ORDER BY id LIMIT 21").all() as { detail: string }[];
+    db.close();
+    const details = plan.map((p) => p.detail).join('\n');
+    expect(details).toContain('USING INDEX pets_status_id');
+    expect(details).not.toMatch(/TEMP B-TREE|SCAN pets/);
+  });
+});

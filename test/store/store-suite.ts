@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import type { ApiKeyRecord, Store } from '../../src/store/store.js';
+
+/**
+ * The behaviour every Store implementation must have. Each engine's test file calls this with
+ * a factory that opens a fresh, empty store on the real engine.
+ */
+export function defineStoreSuite(engine: string, open: () => Promise<Store>): void {
+  const withStore = (test: (store: Store) => Promise<void>) => async () => {
+    const store = await open();
+    try {
+      await test(store);
+    } finally {
+      await store.close();
+    }
+  };
+
+  const keyRecord = (overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({
+    id: `key_${Math.random().toString(16).slice(2, 14)}`,
+    name: 'test',
+    plan: 'free',
+    perMinute: null,
+    perDay: null,
+    environment: 'production',
+    hash: Math.random().toString(16).repeat(4).slice(0, 64),
+    displayPrefix: 'as_prod_abcd',
+    createdAt: '2026-06-01T12:00:00.000Z',
+    revokedAt: null,
+    ...overrides,
+  });
+
+  describe(`${engine} store`, () => {
+    it('creates animals with increasing ids and reads them back', withStore(async (store) => {
+      const a = await store.createPet({ name: 'Rex', categoryId: 3, status: 'available' });
+      const b = await store.createPet({ name: 'Tom', categoryId: 9007199254740991, status: 'sold' });
+      expect(b.id).toBeGreaterThan(a.id);
+      expect(await store.getPet(a.id)).toEqual({ id: a.id, name: 'Rex', categoryId: 3, status: 'available' });
+      expect(await store.getPet(b.id)).toEqual({ id: b.id, name: 'Tom', categoryId: 9007199254740991, status: 'sold' });
+      expect(typeof (await store.getPet(b.id))!.id).toBe('number');
+      expect(await store.getPet(b.id + 1000)).toBeUndefined();
+    }));
+
+    it('lists by id ascending after a given id, with and without a status filter', withStore(async (store) => {
+      const statuses = ['available', 'pending', 'sold'] as const;
+      const created = [];
+      for (let i = 0; i < 30; i++) created.push(await store.createPet({ name: `P${i}`, categoryId: 1, status: statuses[i % 3]! }));
+      const ids = created.map((p) => p.id);
+      expect((await store.listPets({ limit: 10 })).map((p) => p.id)).toEqual(ids.slice(0, 10));
+      expect((await store.listPets({ limit: 10, afterId: ids[9] })).map((p) => p.id)).toEqual(ids.slice(10, 20));
+      expect((await store.listPets({ limit: 100, afterId: ids[29] }))).toEqual([]);
+      const sold = created.filter((p) => p.status === 'sold').map((p) => p.id);
+      expect((await store.listPets({ limit: 4, status: 'sold' })).map((p) => p.id)).toEqual(sold.slice(0, 4));
+      expect((await store.listPets({ limit: 100, status: 'sold', afterId: sold[3] })).map((p) => p.id)).toEqual(sold.slice(4));
+    }));
+
+    it('keeps keys by hash, lists them and revokes them once', withStore(async (store) => {
+      const enterprise = keyRecord({ plan: 'enterprise', perMinute: 5, perDay: 50, environment: 'staging' });
+      const free = keyRecord();
+      await store.insertKey(enterprise);
+      await store.insertKey(free);
+      expect(await store.findKeyByHash(enterprise.hash)).toEqual(enterprise);
+      expect(await store.findKeyByHash('0'.repeat(64))).toBeUndefined();
+      expect((await store.listKeys()).map((k) => k.id).sort()).toEqual([enterprise.id, free.id].sort());
+
+      const revoked = await store.revokeKey(free.id, new Date('2026-06-02T00:00:00Z'));
+      expect(revoked?.revokedAt).toBe('2026-06-02T00:00:00.000Z');
+      const again = await store.revokeKey(free.id, new Date('2026-06-03T00:00:00Z'));
+      expect(again?.revokedAt).toBe('2026-06-02T00:00:00.000Z');
+      expect((await store.findKeyByHash(free.hash))?.revokedAt).toBe('2026-06-02T00:00:00.000Z');
+      expect(await store.revokeKey('key_nope', new Date())).toBeUndefined();
+    }));
+
+    it('refuses two keys with the same hash', withStore(async (store) => {
+      const record = keyRecord();
+      await store.insertKey(record);
+      await expect(store.insertKey({ ...record, id: 'key_other' })).rejects.toThrow();
+    }));
+
+    it('answers ping', withStore(async (store) => {
+      await expect(store.ping()).resolves.toBeUndefined();
+    }));
+  });
+}

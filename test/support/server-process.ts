@@ -1,0 +1,51 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { issueKey } from '../../src/keys/issue-key.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { ROOT } from './run.js';
+
+/** The service as an operator runs it (`npm start`), in its own process. */
+export interface ServerProcess {
+  child: ChildProcess;
+  baseUrl: string;
+  output: () => string;
+  /** Resolves with the exit code (or signal) once the process has ended. */
+  exited: Promise<number | NodeJS.Signals | null>;
+}
+
+/** Starts `src/main.ts` on `databasePath` and a free port; resolves once it listens. */
+export async function startServerProcess(databasePath: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+  // One process (not the tsx wrapper, which would leave its child behind on SIGKILL).
+  const child = spawn(process.execPath, ['--import', 'tsx', `${ROOT}src/main.ts`], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: databasePath, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+  const exited = new Promise<number | NodeJS.Signals | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
+    const onData = () => {
+      const match = /at (http:\/\/localhost:\d+\/v1)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        child.stdout!.off('data', onData);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on('data', onData);
+    void exited.then((code) => reject(new Error(`server exited (${String(code)}) before listening:\n${output}`)));
+  });
+  return { child, baseUrl, output: () => output, exited };
+}
+
+/** Issues a high-limit key straight into the database file, before the server starts. */
+export async function keyInFile(databasePath: string): Promise<string> {
+  const store = SqliteStore.open(databasePath);
+  try {
+    return (await issueKey(store, { name: 'process test', plan: 'enterprise', environment: 'production', perMinute: 100_000, perDay: 1_000_000 }, new Date())).key;
+  } finally {
+    await store.close();
+  }
+}

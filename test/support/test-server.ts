@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import createClient from 'openapi-fetch';
+import { pino } from 'pino';
+import type { paths } from '../../generated/openapi.js';
+import { issueKey } from '../../src/keys/issue-key.js';
+import type { KeyEnvironment } from '../../src/keys/key-format.js';
+import { memoryCounters, RateLimiter, type BanPolicy } from '../../src/limits/limiter.js';
+import type { Limits, Plan } from '../../src/limits/plans.js';
+import { createApp } from '../../src/server/app.js';
+import { createHttpServer } from '../../src/server/http-server.js';
+import type { Handlers } from '../../src/server/handler-types.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { FakeClock } from './fake-clock.js';
+
+/** Options of {@link startTestServer}. */
+export interface TestServerOptions {
+  environment?: KeyEnvironment;
+  anonymousLimits?: Limits;
+  ban?: BanPolicy;
+  handlers?: Handlers;
+  trustProxy?: boolean | number | string;
+  /** Receives the JSON log lines; logs are dropped without it. */
+  logLines?: string[];
+}
+
+/** The real app on a throw-away SQLite file, listening on a free loopback port, with a fake clock. */
+export async function startTestServer(options: TestServerOptions = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'animal-store-test-'));
+  const databasePath = join(dir, 'store.db');
+  const store = SqliteStore.open(databasePath);
+  const clock = new FakeClock();
+  const environment = options.environment ?? 'production';
+  const limiter = new RateLimiter(memoryCounters(), clock, options.ban ?? { banAfterRefusals: 10, banSeconds: 600 });
+  const app = createApp({
+    store,
+    limiter,
+    clock,
+    logger: options.logLines
+      ? pino({ level: 'info' }, { write: (line: string) => void options.logLines!.push(line) })
+      : pino({ level: 'silent' }),
+    environment,
+    anonymousLimits: options.anonymousLimits ?? { perMinute: 30, perDay: 1000 },
+    handlers: options.handlers,
+    trustProxy: options.trustProxy,
+  });
+  const server = createHttpServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}/v1`;
+
+  /** Issues a key straight into the store and returns it. */
+  const newKey = async (plan: Plan = 'pro', limits?: Limits, env: KeyEnvironment = environment) =>
+    (await issueKey(store, { name: `test ${plan}`, plan, environment: env, ...limits }, new Date(clock.now()))).key;
+
+  /** A typed client (openapi-fetch) sending `key`. */
+  const client = (key?: string) =>
+    createClient<paths>({ baseUrl, headers: key ? { Authorization: `Bearer ${key}` } : {} });
+
+  return {
+    baseUrl,
+    origin: `http://127.0.0.1:${port}`,
+    databasePath,
+    store,
+    clock,
+    newKey,
+    client,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type TestServer = Awaited<ReturnType<typeof startTestServer>>;
