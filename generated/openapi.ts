@@ -72,7 +72,7 @@ export interface components {
          */
         CategoryId: number;
         /**
-         * @description The animal's name, 1 to 100 characters, not only white space.
+         * @description The animal's name, 1 to 100 characters, not only white space, without control characters.
          * @example Rex
          */
         PetName: string;
@@ -192,13 +192,14 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A request with the same `Idempotency-Key` is still being processed; retry later. */
+        /** @description A request with the same `Idempotency-Key` is still being processed; retry after `Retry-After` seconds. */
         IdempotencyKeyInUse: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
@@ -349,6 +350,11 @@ export interface components {
          */
         "Retry-After": number;
         /**
+         * @description Present, with the value `true`, when the response is the stored answer to an earlier request with the same `Idempotency-Key`.
+         * @example true
+         */
+        "Idempotent-Replayed": "true";
+        /**
          * @description The authentication scheme to use (RFC 9110, section 11.6.1).
          * @example Bearer realm="animal-store"
          */
@@ -448,13 +454,18 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The animal was added; the body is the stored animal. */
+            /**
+             * @description The animal was added; the body is the stored animal. A retry with the same
+             *     `Idempotency-Key` and body gets this same response again, with
+             *     `Idempotent-Replayed: true`, and adds nothing.
+             */
             201: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {

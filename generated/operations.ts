@@ -14,7 +14,9 @@ export const operations = {
     "deprecatedAt": null,
     "sunset": null,
     "successor": null,
-    "headerParameters": []
+    "headerParameters": [],
+    "integerPathParameters": [],
+    "hasRequestBody": false
   },
   "createPet": {
     "operationId": "createPet",
@@ -28,7 +30,9 @@ export const operations = {
     "successor": null,
     "headerParameters": [
       "Idempotency-Key"
-    ]
+    ],
+    "integerPathParameters": [],
+    "hasRequestBody": true
   },
   "getPet": {
     "operationId": "getPet",
@@ -40,7 +44,11 @@ export const operations = {
     "deprecatedAt": "2026-01-01T00:00:00Z",
     "sunset": "2030-12-05T00:00:00Z",
     "successor": "/pets",
-    "headerParameters": []
+    "headerParameters": [],
+    "integerPathParameters": [
+      "petId"
+    ],
+    "hasRequestBody": false
   }
 } as const satisfies Record<string, OperationInfo>;
 

@@ -10,8 +10,21 @@ export interface Config {
   port: number;
   /** Address to listen on. */
   host: string;
-  /** The SQLite database file. */
+  /** The SQLite database file, used when no databaseUrl is set. */
   databasePath: string;
+  /** PostgreSQL connection string; when set, the store is PostgreSQL instead of SQLite. */
+  databaseUrl: string | null;
+  /** Largest number of PostgreSQL connections per instance. */
+  databasePoolSize: number;
+  /** How long to wait for a PostgreSQL connection, and for a query, in milliseconds. */
+  databaseConnectTimeoutMs: number;
+  databaseQueryTimeoutMs: number;
+  /** Redis connection string; when set, limits and bans live in Redis, shared by every instance. */
+  redisUrl: string | null;
+  /** Prefix of every Redis key the service writes. */
+  redisKeyPrefix: string;
+  /** How long a Redis command may take before this instance counts in memory instead, in milliseconds. */
+  redisTimeoutMs: number;
   /** Which deployment this is; only keys of this environment are accepted. */
   environment: 'production' | 'staging';
   /** `development` creates and prints a key on first start; `production` never does. */
@@ -53,6 +66,19 @@ function integer(min: number, max: number) {
   };
 }
 
+function urlOf(schemes: string[], example: string) {
+  return (raw: string): string => {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new Error(`must be a URL such as ${example}`);
+    }
+    if (!schemes.includes(url.protocol.slice(0, -1))) throw new Error(`must start with ${schemes.map((s) => `${s}://`).join(' or ')}`);
+    return raw;
+  };
+}
+
 function oneOf<T extends string>(...values: T[]) {
   return (raw: string): T => {
     if (!(values as string[]).includes(raw)) throw new Error(`must be one of ${values.join(', ')}`);
@@ -75,6 +101,34 @@ export const SETTINGS = [
     parse: (raw: string) => (isAbsolute(raw) ? raw : resolve(PACKAGE_ROOT, raw)),
   },
   {
+    key: 'databaseUrl',
+    variable: 'DATABASE_URL',
+    doc: 'PostgreSQL connection string (postgres://user@host:5432/db). When set, the store is PostgreSQL and DATABASE_PATH is ignored.',
+    default: null,
+    parse: urlOf(['postgres', 'postgresql'], 'postgres://user:password@host:5432/database'),
+  },
+  { key: 'databasePoolSize', variable: 'DATABASE_POOL_SIZE', doc: 'PostgreSQL connections per instance.', default: 10, parse: integer(1, 1000) },
+  { key: 'databaseConnectTimeoutMs', variable: 'DATABASE_CONNECT_TIMEOUT_MS', doc: 'Wait for a PostgreSQL connection at most this long; then 503.', default: 2000, parse: integer(100, 600_000) },
+  { key: 'databaseQueryTimeoutMs', variable: 'DATABASE_QUERY_TIMEOUT_MS', doc: 'A PostgreSQL query may take at most this long; then 503.', default: 5000, parse: integer(100, 600_000) },
+  {
+    key: 'redisUrl',
+    variable: 'REDIS_URL',
+    doc: 'Redis connection string (redis://host:6379). When set, limits and bans are shared by every instance through Redis.',
+    default: null,
+    parse: urlOf(['redis', 'rediss'], 'redis://host:6379'),
+  },
+  {
+    key: 'redisKeyPrefix',
+    variable: 'REDIS_KEY_PREFIX',
+    doc: 'Prefix of every Redis key the service writes; instances that share limits must share it.',
+    default: 'animal-store',
+    parse: (raw: string) => {
+      if (!/^[\w:.-]{1,64}$/.test(raw)) throw new Error('must be 1 to 64 letters, digits, or _ : . -');
+      return raw;
+    },
+  },
+  { key: 'redisTimeoutMs', variable: 'REDIS_TIMEOUT_MS', doc: 'A Redis command may take at most this long; then this instance counts in memory until Redis answers again.', default: 100, parse: integer(5, 60_000) },
+  {
     key: 'environment',
     variable: 'ANIMAL_STORE_ENV',
     doc: 'Deployment: production accepts only as_prod_ keys, staging only as_stag_ keys.',
@@ -84,7 +138,7 @@ export const SETTINGS = [
   {
     key: 'nodeEnv',
     variable: 'NODE_ENV',
-    doc: 'development prints a new key on first start when none exists; production never creates one.',
+    doc: 'development prints a new key on first start on SQLite when none exists; production never creates one. Set production in production.',
     default: 'development',
     parse: oneOf('development', 'production', 'test'),
   },

@@ -3,14 +3,17 @@ import { pino } from 'pino';
 import { systemClock } from './clock.js';
 import { ConfigError, describeSettings, loadConfig, PACKAGE_ROOT } from './config.js';
 import { issueKey } from './keys/issue-key.js';
-import { memoryCounters, RateLimiter } from './limits/limiter.js';
+import { memoryCounters, RateLimiter, type LimitCounters } from './limits/limiter.js';
+import { connectRedis, redisCounters } from './limits/redis-counters.js';
 import { createApp } from './server/app.js';
 import { createHttpServer } from './server/http-server.js';
-import { SqliteStore } from './store/sqlite/sqlite-store.js';
+import { IDEMPOTENCY_TIMING } from './server/middleware/idempotency.js';
+import { describeStore, openStore } from './store/open-store.js';
 
 const HELP = `Usage: npm start
 
-Serves the Animal Store API (openapi.yaml) under /v1 on the embedded SQLite store.
+Serves the Animal Store API (openapi.yaml) under /v1: on the embedded SQLite store by
+default, on PostgreSQL with DATABASE_URL, with limits shared through Redis with REDIS_URL.
 Configuration comes from the environment:
 
 ${describeSettings().replaceAll(PACKAGE_ROOT, '')}
@@ -23,14 +26,35 @@ async function main(): Promise<void> {
   }
   const config = loadConfig();
   const logger = pino({ level: config.logLevel });
-  const store = SqliteStore.open(config.databasePath);
-  const limiter = new RateLimiter(memoryCounters(), systemClock, {
+  const store = await openStore(config, (error) => logger.warn({ err: error }, 'an idle PostgreSQL connection failed'));
+  let counters: LimitCounters = memoryCounters();
+  let redis: ReturnType<typeof connectRedis> | null = null;
+  if (config.redisUrl) {
+    redis = connectRedis({
+      url: config.redisUrl,
+      commandTimeoutMs: config.redisTimeoutMs,
+      onStateChange: (state, error) =>
+        state === 'ready'
+          ? logger.info('Redis is back: limits and bans are shared again')
+          : logger.warn({ err: error }, 'Redis is unavailable: this instance counts limits in its own memory until it is back'),
+    });
+    let lastFallbackLog = 0;
+    counters = redisCounters(redis, config.redisKeyPrefix, () => {
+      // A slow Redis fails commands without an error event; say so, at most every 10 s.
+      if (Date.now() - lastFallbackLog > 10_000) {
+        lastFallbackLog = Date.now();
+        logger.warn('a Redis command failed or timed out: counting this request in memory');
+      }
+    });
+  }
+  const limiter = new RateLimiter(counters, systemClock, {
     banAfterRefusals: config.banAfterRefusals,
     banSeconds: config.banSeconds,
   });
 
   let developmentKey: string | null = null;
-  if (config.nodeEnv === 'development' && (await store.listKeys()).length === 0) {
+  // Only for the embedded store: a scale-out deployment never prints a key by itself.
+  if (config.nodeEnv === 'development' && store.engine === 'sqlite' && (await store.listKeys()).length === 0) {
     const issued = await issueKey(store, { name: 'development', plan: 'pro', environment: config.environment }, new Date());
     developmentKey = issued.key;
   }
@@ -53,8 +77,19 @@ async function main(): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const base = `http://localhost:${port}/v1`;
-  logger.info({ port, database: config.databasePath, environment: config.environment }, 'listening');
-  process.stdout.write(`Animal Store API (${config.environment}) at ${base}, SQLite at ${config.databasePath}\n`);
+  const where = describeStore(config);
+  const limits = config.redisUrl ? `limits in Redis (${config.redisKeyPrefix})` : 'limits in memory';
+  logger.info({ port, store: where, limits, environment: config.environment }, 'listening');
+  process.stdout.write(`Animal Store API (${config.environment}) at ${base}, ${where}, ${limits}\n`);
+
+  // Idempotency-Key records are kept 24 hours, then forgotten.
+  const purge = setInterval(() => {
+    store
+      .purgeIdempotencyKeys(new Date(Date.now() - IDEMPOTENCY_TIMING.retentionMs))
+      .then((n) => n > 0 && logger.info({ purged: n }, 'forgot expired Idempotency-Key records'))
+      .catch((error: unknown) => logger.warn({ err: error }, 'could not purge Idempotency-Key records'));
+  }, 60 * 60 * 1000);
+  purge.unref();
   if (developmentKey) {
     process.stdout.write(
       `\nCreated a development key (Pro plan). It is shown once; keep it:\n  ${developmentKey}\n\n` +
@@ -81,7 +116,9 @@ async function main(): Promise<void> {
     force.unref();
     server.close(async () => {
       clearInterval(sweep);
+      clearInterval(purge);
       await store.close();
+      redis?.disconnect();
       logger.info('stopped');
       process.exit(0);
     });

@@ -2,14 +2,15 @@
 import { failUsage, parseCommandLine } from '../cli/parse-command-line.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { isPlan, PLAN_LIMITS, PLANS } from '../limits/plans.js';
-import { SqliteStore } from '../store/sqlite/sqlite-store.js';
+import { openStore } from '../store/open-store.js';
 import type { ApiKeyRecord, Store } from '../store/store.js';
 import { issueKey } from './issue-key.js';
 import type { KeyEnvironment } from './key-format.js';
 
 const HELP = `Usage: npm run keys -- <command> [options]
 
-Issues, lists and revokes API keys in the store the service uses (DATABASE_PATH).
+Issues, lists and revokes API keys in the store the service uses (DATABASE_URL, else
+DATABASE_PATH).
 
 Commands:
   create   Issue a key; it is printed once and only its hash is kept.
@@ -143,7 +144,7 @@ async function main(): Promise<void> {
     return;
   }
   const config = loadConfig();
-  const store = SqliteStore.open(config.databasePath);
+  const store = await openStore(config);
   try {
     if (command === 'create') await create(store, rest, config.environment);
     else await commands[command as 'list' | 'revoke'](store, rest);

@@ -38,17 +38,37 @@ export interface BanPolicy {
   banSeconds: number;
 }
 
-// The counters never refuse by themselves: the limit is the caller's plan, compared here.
-const UNLIMITED = Number.MAX_SAFE_INTEGER;
+/**
+ * Refusals within this many seconds of a window's first refusal do not count towards a ban:
+ * they are requests that were already on their way when the client was first told to wait.
+ */
+export const REFUSAL_GRACE_SECONDS = 2;
+
+/**
+ * Each counter's name and how long (seconds) its entries live, for every backend. The counters
+ * never refuse by themselves (unlimited points): the caller's plan is compared in
+ * RateLimiter.check.
+ */
+export const COUNTERS: Record<keyof LimitCounters, { points: number; duration: number }> = {
+  minute: { points: Number.MAX_SAFE_INTEGER, duration: 60 },
+  day: { points: Number.MAX_SAFE_INTEGER, duration: 86_400 },
+  refusals: { points: Number.MAX_SAFE_INTEGER, duration: 86_400 },
+  bans: { points: Number.MAX_SAFE_INTEGER, duration: 86_400 },
+};
+
+/** Builds one counter per entry of COUNTERS. */
+export function buildCounters(make: (name: keyof LimitCounters, options: { points: number; duration: number }) => RateLimiterAbstract): LimitCounters {
+  return {
+    minute: make('minute', COUNTERS.minute),
+    day: make('day', COUNTERS.day),
+    refusals: make('refusals', COUNTERS.refusals),
+    bans: make('bans', COUNTERS.bans),
+  };
+}
 
 /** In-memory counters, for one instance. */
 export function memoryCounters(): LimitCounters {
-  return {
-    minute: new RateLimiterMemory({ keyPrefix: 'minute', points: UNLIMITED, duration: 60 }),
-    day: new RateLimiterMemory({ keyPrefix: 'day', points: UNLIMITED, duration: 86_400 }),
-    refusals: new RateLimiterMemory({ keyPrefix: 'refusals', points: UNLIMITED, duration: 86_400 }),
-    bans: new RateLimiterMemory({ keyPrefix: 'bans', points: UNLIMITED, duration: 86_400 }),
-  };
+  return buildCounters((name, options) => new RateLimiterMemory({ keyPrefix: name, ...options }));
 }
 
 const WINDOWS = { minute: 60, day: 86_400 } as const;
@@ -70,13 +90,16 @@ export class RateLimiter {
     const nowMs = this.clock.now();
     const nowSec = Math.floor(nowMs / 1000);
 
-    const ban = await this.counters.bans.get(subject);
+    const minuteIndex = Math.floor(nowSec / WINDOWS.minute);
+    // Asked together: with a slow Redis a request waits for one command timeout, not two.
+    const [ban, minute] = await Promise.all([
+      this.counters.bans.get(subject),
+      this.counters.minute.consume(`${subject}:${minuteIndex}`),
+    ]);
     if (ban && ban.consumedPoints > nowSec) {
       return { outcome: 'banned', window: 'ban', limit: limits.perMinute, remaining: 0, resetAt: ban.consumedPoints, retryAfter: ban.consumedPoints - nowSec };
     }
 
-    const minuteIndex = Math.floor(nowSec / WINDOWS.minute);
-    const minute = await this.counters.minute.consume(`${subject}:${minuteIndex}`);
     const minuteState = { window: 'minute' as const, limit: limits.perMinute, used: minute.consumedPoints, resetAt: (minuteIndex + 1) * WINDOWS.minute };
     if (minuteState.used > minuteState.limit) return this.refuse(subject, minuteState, nowSec, minuteIndex);
 
@@ -104,21 +127,31 @@ export class RateLimiter {
     nowSec: number,
     windowIndex: number,
   ): Promise<LimitDecision> {
-    const refusals = await this.counters.refusals.consume(`${subject}:${state.window}:${windowIndex}`, 1, {
-      customDuration: WINDOWS[state.window],
-    });
-    if (refusals.consumedPoints > this.policy.banAfterRefusals) {
-      const until = nowSec + this.policy.banSeconds;
-      await this.counters.bans.set(subject, until, this.policy.banSeconds);
-      return { outcome: 'banned', window: 'ban', limit: state.limit, remaining: 0, resetAt: until, retryAfter: this.policy.banSeconds };
-    }
-    return {
-      outcome: 'rate_limited',
+    const refused = {
+      outcome: 'rate_limited' as const,
       window: state.window,
       limit: state.limit,
       remaining: 0,
       resetAt: state.resetAt,
       retryAfter: Math.max(1, state.resetAt - nowSec),
     };
+    const key = `${subject}:${state.window}:${windowIndex}`;
+    const ttl = Math.max(1, state.resetAt - nowSec);
+    // The first refusal of the window is remembered (its time, in Unix seconds) and not counted.
+    const first = await this.counters.refusals.get(`${key}:first`);
+    if (!first) {
+      await this.counters.refusals.set(`${key}:first`, nowSec, ttl);
+      return refused;
+    }
+    if (nowSec - first.consumedPoints < REFUSAL_GRACE_SECONDS) return refused;
+    const refusals = await this.counters.refusals.consume(key, 1, { customDuration: ttl });
+    if (refusals.consumedPoints > this.policy.banAfterRefusals) {
+      const until = nowSec + this.policy.banSeconds;
+      await this.counters.bans.set(subject, until, this.policy.banSeconds);
+      // The count starts again after the ban: a client that then waits as told is not banned anew.
+      await this.counters.refusals.delete(key);
+      return { outcome: 'banned', window: 'ban', limit: state.limit, remaining: 0, resetAt: until, retryAfter: this.policy.banSeconds };
+    }
+    return refused;
   }
 }

@@ -222,8 +222,9 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     url: `http://${shownHost}:${port}${basePath}`,
     port,
     close: async () => {
-      await new Promise<void>((done) => proxy.close(() => done()));
+      const closed = new Promise<void>((done) => proxy.close(() => done()));
       proxy.closeAllConnections();
+      await closed;
       await stopPrism();
     },
   };

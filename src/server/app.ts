@@ -6,18 +6,22 @@ import type { KeyEnvironment } from '../keys/key-format.js';
 import type { RateLimiter } from '../limits/limiter.js';
 import type { Limits } from '../limits/plans.js';
 import { loadSpec, type OpenApiDocument } from '../spec/load-spec.js';
-import { basePathOf, listOperations } from '../spec/operations.js';
+import { basePathOf, listOperations, type OperationInfo } from '../spec/operations.js';
 import type { Store } from '../store/store.js';
 import { NotFoundError } from './errors/not-found-error.js';
 import type { Handlers } from './handler-types.js';
 import { authenticate, requireKey } from './middleware/authenticate.js';
 import { deprecation } from './middleware/deprecation.js';
 import { errorHandler } from './middleware/error-handler.js';
+import { idempotency } from './middleware/idempotency.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
 import { strictParameters } from './middleware/strict-parameters.js';
+import { verifyExactNumbers } from './middleware/exact-numbers.js';
+import { routeGuard } from './middleware/route-guard.js';
 import { validate } from './middleware/validate.js';
 import { mountOperations } from './mount-operations.js';
+import { operationRouter, PathMatcher } from './routing.js';
 
 /** Largest request body accepted, in bytes (the contract's PayloadTooLarge says 16 KiB). */
 export const BODY_LIMIT_BYTES = 16 * 1024;
@@ -38,18 +42,29 @@ export interface AppDependencies {
   spec?: OpenApiDocument;
 }
 
+/** JSON body parsing for the operations that take a body, and for no other request. */
+function bodyParsers(operations: OperationInfo[]) {
+  const router = operationRouter();
+  const json = express.json({ limit: BODY_LIMIT_BYTES, strict: false, verify: verifyExactNumbers });
+  for (const op of operations) if (op.hasRequestBody) router[op.method](op.expressPath, json);
+  return router;
+}
+
 /**
  * Builds the Express app. A request goes: request id and log → deprecation headers → key →
- * rate limit → 401 without a key → sunset gate → body → contract validation → handler (by
- * operationId) → store; anything thrown ends in the error handler as the Error body.
+ * rate limit → 401 without a key → 404/405 for what the contract does not have → sunset gate →
+ * body → contract validation → Idempotency-Key → handler (by operationId) → store; anything
+ * thrown ends in the error handler as the Error body.
  */
 export function createApp(deps: AppDependencies): Express {
   const doc = deps.spec ?? loadSpec();
   const operations = listOperations(doc);
   const basePath = basePathOf(doc);
+  const paths = new PathMatcher(operations, basePath);
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
+  app.set('case sensitive routing', true);
   app.set('trust proxy', deps.trustProxy ?? false);
   app.set('query parser', 'simple');
 
@@ -66,20 +81,22 @@ export function createApp(deps: AppDependencies): Express {
     }
   });
 
-  const { headers: deprecationHeaders, gate: sunsetGate } = deprecation(operations, basePath, deps.clock);
-  app.use(basePath, deprecationHeaders);
+  const { headers: deprecationHeaders, gate: sunsetGate } = deprecation(paths, basePath, deps.clock);
+  app.use(deprecationHeaders);
   app.use(authenticate(deps.store, deps.environment));
   app.use(rateLimit(deps.limiter, deps.anonymousLimits));
   app.use(requireKey);
-  app.use(basePath, sunsetGate);
-  app.use(express.json({ limit: BODY_LIMIT_BYTES, strict: false }));
+  app.use(routeGuard(paths));
+  app.use(sunsetGate);
+  app.use(basePath, bodyParsers(operations));
   app.use(basePath, strictParameters(doc, operations));
   app.use(validate(doc));
+  app.use(basePath, idempotency(operations, deps.store, deps.clock));
   app.use(
     basePath,
     mountOperations(operations, deps.handlers ?? generatedHandlers, { store: deps.store, clock: deps.clock, basePath }),
   );
   app.use((req, _res, next) => next(new NotFoundError(`No route ${req.method} ${req.path}.`)));
-  app.use(errorHandler(operations, basePath));
+  app.use(errorHandler(paths));
   return app;
 }

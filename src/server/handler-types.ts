@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { operations } from '../../generated/openapi.js';
 import type { OperationId } from '../../generated/operations.js';
 import type { Clock } from '../clock.js';
-import type { ApiKeyRecord, Store } from '../store/store.js';
+import type { ApiKeyRecord, IdempotencyScope, Store } from '../store/store.js';
 
 type Operation<K extends OperationId> = operations[K];
 type OrEmpty<T> = [T] extends [never] ? Record<string, never> : [T] extends [undefined] ? Record<string, never> : NonNullable<T>;
@@ -42,6 +42,8 @@ export interface HandlerContext {
   /** The version segment the API is served under (`/v1`), for links. */
   basePath: string;
   log: Logger;
+  /** The Idempotency-Key the request claimed: the handler's write records its response under it. */
+  idempotency?: IdempotencyScope;
 }
 
 /** The handler of one operation. */

@@ -21,6 +21,10 @@ export interface OperationInfo {
   successor: string | null;
   /** Names of the header parameters the operation declares (`Idempotency-Key`). */
   headerParameters: string[];
+  /** Names of the path parameters whose schema is an integer (`petId`). */
+  integerPathParameters: string[];
+  /** Whether the operation takes a request body. */
+  hasRequestBody: boolean;
 }
 
 /**
@@ -42,8 +46,9 @@ export function listOperations(doc: OpenApiDocument): OperationInfo[] {
       if (seen.has(operationId)) throw new Error(`operationId ${operationId} is used more than once`);
       seen.add(operationId);
       const parameters = [...((item.parameters as unknown[]) ?? []), ...((op.parameters as unknown[]) ?? [])].map((p) =>
-        resolveRef<{ name: string; in: string }>(doc, p),
+        resolveRef<{ name: string; in: string; schema?: unknown }>(doc, p),
       );
+      const isInteger = (p: { schema?: unknown }) => resolveRef<{ type?: unknown } | undefined>(doc, p.schema)?.type === 'integer';
       operations.push({
         operationId,
         method,
@@ -55,6 +60,8 @@ export function listOperations(doc: OpenApiDocument): OperationInfo[] {
         sunset: typeof op['x-sunset'] === 'string' ? op['x-sunset'] : null,
         successor: typeof op['x-successor'] === 'string' ? op['x-successor'] : null,
         headerParameters: parameters.filter((p) => p.in === 'header').map((p) => p.name),
+        integerPathParameters: parameters.filter((p) => p.in === 'path' && isInteger(p)).map((p) => p.name),
+        hasRequestBody: op.requestBody !== undefined,
       });
     }
   }

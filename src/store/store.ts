@@ -15,13 +15,53 @@ export interface PetPageQuery {
   afterId?: number;
 }
 
+/** Whose Idempotency-Key it is: keys are scoped to the API key that sent them. */
+export interface IdempotencyScope {
+  apiKeyId: string;
+  key: string;
+}
+
+/** What claiming an Idempotency-Key found. */
+export type IdempotencyClaim =
+  /** The key is new (or its earlier request failed, or it expired): go ahead. */
+  | { outcome: 'claimed' }
+  /** A request with this key is being processed right now. */
+  | { outcome: 'in_flight' }
+  /** The key was used with a different request body. */
+  | { outcome: 'mismatch' }
+  /** The key's request completed: answer with its response. */
+  | { outcome: 'replay'; status: number; body: unknown };
+
+/** Timing of idempotency claims. */
+export interface ClaimTiming {
+  now: Date;
+  /** A claim older than this whose request never completed (its instance died) may be taken over. */
+  lockMs: number;
+  /** Records older than this are forgotten; the key may then be used anew. */
+  retentionMs: number;
+}
+
 /** Stored animals. */
 export interface PetRepository {
   /** At most `limit` animals after `afterId`, by id ascending. */
   listPets(query: PetPageQuery): Promise<Pet[]>;
-  /** Stores an animal and returns it with its new id; ids are never reused. */
-  createPet(pet: PetToCreate): Promise<Pet>;
+  /**
+   * Stores an animal and returns it with its new id; ids are never reused. With `idempotency`,
+   * the 201 response is recorded under that claimed key in the same transaction, so a retry
+   * finds either nothing or the animal, never half of it.
+   */
+  createPet(pet: PetToCreate, idempotency?: IdempotencyScope): Promise<Pet>;
   getPet(id: number): Promise<Pet | undefined>;
+}
+
+/** Idempotency-Key records of POST /pets, shared by every instance through the store. */
+export interface IdempotencyRepository {
+  /** Claims a key for a request whose body has this fingerprint, or says why it cannot. */
+  claimIdempotencyKey(scope: IdempotencyScope, fingerprint: string, timing: ClaimTiming): Promise<IdempotencyClaim>;
+  /** Gives up a claim whose request did not complete, so a retry may proceed. */
+  releaseIdempotencyKey(scope: IdempotencyScope): Promise<void>;
+  /** Forgets records created before `before`; returns how many. */
+  purgeIdempotencyKeys(before: Date): Promise<number>;
 }
 
 /** What is kept of an API key: never the key itself. */
@@ -51,7 +91,9 @@ export interface KeyRepository {
 }
 
 /** Everything the service keeps. One implementation per engine; all pass test/store/store-suite.ts. */
-export interface Store extends PetRepository, KeyRepository {
+export interface Store extends PetRepository, KeyRepository, IdempotencyRepository {
+  /** Which engine, for logs and messages. */
+  readonly engine: 'sqlite' | 'postgres';
   /** Resolves when the store answers; rejects otherwise (for /readyz). */
   ping(): Promise<void>;
   close(): Promise<void>;

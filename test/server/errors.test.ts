@@ -78,6 +78,65 @@ describe('errors', () => {
     expect(put.headers.get('allow')).toBe('GET, POST');
   });
 
+  it('answers OPTIONS and HEAD, which the contract does not have, with 405 after authentication', async () => {
+    const anonymous = await fetch(`${server.baseUrl}/pets/1`, { method: 'OPTIONS' });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('x-ratelimit-limit')).not.toBeNull();
+    for (const [method, path, allow] of [['OPTIONS', '/pets', 'GET, POST'], ['OPTIONS', '/pets/1', 'GET'], ['HEAD', '/pets', 'GET, POST']] as const) {
+      const response = await fetch(`${server.baseUrl}${path}`, { method, headers: auth() });
+      expect(response.status, `${method} ${path}`).toBe(405);
+      expect(response.headers.get('allow'), `${method} ${path}`).toBe(allow);
+      expect(response.headers.get('x-ratelimit-remaining')).not.toBeNull();
+      if (method === 'OPTIONS') expect(await response.json()).toMatchObject({ code: 'method_not_allowed' });
+    }
+  });
+
+  it('matches paths case-sensitively, as the contract writes them', async () => {
+    for (const path of ['/V1/PETS', '/v1/Pets', '/v1/pets/1/']) {
+      const response = await fetch(`${server.origin}${path}`, { method: path === '/v1/pets/1/' ? 'DELETE' : 'GET', headers: auth() });
+      expect([404, 405], path).toContain(response.status);
+      const body = (await response.json()) as { code: string };
+      expect(body.code, path).toMatch(/not_found|method_not_allowed/);
+      if (response.status === 405) expect(response.headers.get('allow')).toBe('GET');
+    }
+    expect((await fetch(`${server.origin}/V1/PETS`, { headers: auth() })).status).toBe(404);
+  });
+
+  it('answers a path that is not valid percent-encoding with 400, not 500', async () => {
+    for (const path of ['/pets/%ZZ', '/pets/%']) {
+      const response = await fetch(`${server.baseUrl}${path}`, { headers: auth() });
+      expect(response.status, path).toBe(400);
+      expect(await response.json()).toMatchObject({ code: 'invalid_request' });
+    }
+  });
+
+  it('answers a body whose Content-Encoding does not match it with 400, not 500', async () => {
+    for (const encoding of ['gzip', 'br', 'deflate']) {
+      const response = await fetch(`${server.baseUrl}/pets`, {
+        method: 'POST',
+        headers: { ...auth(), 'Content-Type': 'application/json', 'Content-Encoding': encoding },
+        body: '{"name":"Rex","categoryId":1}',
+      });
+      expect(response.status, encoding).toBe(400);
+      expect(await response.json()).toMatchObject({ code: 'invalid_request', status: 400 });
+    }
+  });
+
+  it('ignores a body sent with a GET instead of parsing it', async () => {
+    const own = await startTestServer();
+    try {
+      const key = await own.newKey('pro');
+      const response = await fetch(`${own.baseUrl}/pets`, {
+        method: 'GET',
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Content-Length': String(20_000) },
+        body: undefined,
+      });
+      expect(response.status).toBe(200);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('sends no X-Powered-By and echoes a sane X-Request-Id', async () => {
     const response = await fetch(`${server.baseUrl}/pets/1`, { headers: { ...auth(), 'X-Request-Id': 'trace-42' } });
     expect(response.headers.get('x-powered-by')).toBeNull();

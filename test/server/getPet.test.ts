@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handlers } from '../../generated/handlers.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 let server: TestServer;
@@ -29,6 +30,26 @@ describe('GET /v1/pets/{petId}', () => {
     expect(response.status).toBe(200);
     expect(data).toEqual(created);
     expectDeprecationHeaders(response);
+  });
+
+  it('hands the handler petId as a number, as its type says', async () => {
+    let seen: unknown;
+    const own = await startTestServer({
+      handlers: {
+        ...handlers,
+        getPet: async (input, context) => {
+          seen = input.path.petId;
+          return handlers.getPet(input, context);
+        },
+      },
+    });
+    try {
+      const k = await own.newKey('pro');
+      await fetch(`${own.baseUrl}/pets/12`, { headers: { Authorization: `Bearer ${k}` } });
+      expect(seen).toBe(12);
+    } finally {
+      await own.close();
+    }
   });
 
   it('returns 404 with the Error body and the deprecation headers for an unknown id', async () => {

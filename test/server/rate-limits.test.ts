@@ -60,21 +60,53 @@ describe('rate limits per key', () => {
   it('bans a key that keeps sending while refused, for the ban period, then lets it back', async () => {
     const key = await server.newKey('free');
     for (let i = 0; i < 60; i++) await call(key);
+    // Told to wait by the first refusal; requests already on their way (the same second) are
+    // not held against it. Two seconds on, it is ignoring Retry-After.
+    expect((await call(key)).code).toBe('rate_limited');
+    for (let i = 0; i < 20; i++) expect((await call(key)).code).toBe('rate_limited');
+    server.clock.advance(2_000);
     const codes: string[] = [];
     for (let i = 0; i < 11; i++) codes.push((await call(key)).code!);
     expect(codes.slice(0, 10)).toEqual(Array(10).fill('rate_limited'));
     expect(codes[10]).toBe('key_temporarily_banned');
 
-    server.clock.advance(60_000);
+    server.clock.advance(58_000);
     const banned = await call(key);
-    expect(banned).toMatchObject({ status: 429, code: 'key_temporarily_banned', retryAfter: 540, remaining: 0 });
-    expect(banned.message).toContain('banned for 540 more seconds');
+    expect(banned).toMatchObject({ status: 429, code: 'key_temporarily_banned', retryAfter: 542, remaining: 0 });
+    expect(banned.message).toContain('This API key kept sending requests while refused and is banned for 542 more seconds.');
 
     const other = await server.newKey('free');
     expect((await call(other)).status).toBe(200);
 
-    server.clock.advance(540_000);
+    server.clock.advance(542_000);
     expect((await call(key)).status).toBe(200);
+  });
+
+  it('does not ban again a client that waits out a ban while its day is used up', async () => {
+    // The day runs out in the first minute; from the second minute on, the day refuses.
+    const key = await server.newKey('enterprise', { perMinute: 20, perDay: 20 });
+    for (let i = 0; i < 20; i++) expect((await call(key)).status).toBe(200);
+    server.clock.advance(60_000);
+    expect(await call(key)).toMatchObject({ code: 'rate_limited', limit: 20, reset: (Math.floor(nowSec() / 86_400) + 1) * 86_400 });
+    server.clock.advance(2_000);
+    let last;
+    for (let i = 0; i < 11; i++) last = await call(key);
+    expect(last!.code).toBe('key_temporarily_banned');
+    // It waits out the ban, as Retry-After said, then once more for the day, as the next
+    // Retry-After says: never banned again.
+    server.clock.advance(last!.retryAfter! * 1000);
+    const after = await call(key);
+    expect(after).toMatchObject({ status: 429, code: 'rate_limited' });
+    server.clock.advance(after.retryAfter! * 1000);
+    expect((await call(key)).status).toBe(200);
+  });
+
+  it('does not ban a client whose parallel requests were in flight when it was first refused', async () => {
+    const key = await server.newKey('free');
+    const responses = await Promise.all(Array.from({ length: 100 }, () => call(key)));
+    const codes = responses.map((r) => r.code ?? String(r.status));
+    expect(codes.filter((c) => c === '200')).toHaveLength(60);
+    expect(codes.filter((c) => c === 'rate_limited')).toHaveLength(40);
   });
 
   it('does not use up the day when the minute window refuses, and reports the window closest to running out', async () => {
@@ -115,6 +147,11 @@ describe('rate limits without a valid key', () => {
     expect(await call(undefined)).toMatchObject({ status: 429, code: 'rate_limited', limit: 5, remaining: 0 });
     // Guessing keys counts against the same address.
     expect(await call('as_prod_guess')).toMatchObject({ status: 429, code: 'rate_limited' });
+    server.clock.advance(2_000);
+    for (let i = 0; i < 10; i++) await call(undefined);
+    const banned = await call(undefined);
+    expect(banned.code).toBe('key_temporarily_banned');
+    expect(banned.message).toContain('This client address kept sending requests');
     const key = await server.newKey('free');
     expect((await call(key)).status).toBe(200);
   });

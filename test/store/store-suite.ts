@@ -76,6 +76,44 @@ export function defineStoreSuite(engine: string, open: () => Promise<Store>): vo
       await expect(store.insertKey({ ...record, id: 'key_other' })).rejects.toThrow();
     }));
 
+    const timing = (iso: string) => ({ now: new Date(iso), lockMs: 30_000, retentionMs: 86_400_000 });
+    const scope = { apiKeyId: 'key_a', key: 'retry-1' };
+
+    it('claims an Idempotency-Key once and replays the animal recorded with it', withStore(async (store) => {
+      expect(await store.claimIdempotencyKey(scope, 'f1', timing('2026-06-01T12:00:00Z'))).toEqual({ outcome: 'claimed' });
+      expect(await store.claimIdempotencyKey(scope, 'f1', timing('2026-06-01T12:00:01Z'))).toEqual({ outcome: 'in_flight' });
+      const pet = await store.createPet({ name: 'Rex', categoryId: 1, status: 'available' }, scope);
+      expect(await store.claimIdempotencyKey(scope, 'f1', timing('2026-06-01T12:00:02Z'))).toEqual({ outcome: 'replay', status: 201, body: pet });
+      expect(await store.claimIdempotencyKey(scope, 'f2', timing('2026-06-01T12:00:02Z'))).toEqual({ outcome: 'mismatch' });
+      // Scoped to the API key: another key's identical Idempotency-Key is a different claim.
+      expect(await store.claimIdempotencyKey({ ...scope, apiKeyId: 'key_b' }, 'f1', timing('2026-06-01T12:00:02Z'))).toEqual({ outcome: 'claimed' });
+      // Releasing a completed claim changes nothing.
+      await store.releaseIdempotencyKey(scope);
+      expect((await store.claimIdempotencyKey(scope, 'f1', timing('2026-06-01T12:00:03Z'))).outcome).toBe('replay');
+    }));
+
+    it('lets a released, a stale or an expired claim be taken again', withStore(async (store) => {
+      await store.claimIdempotencyKey(scope, 'f1', timing('2026-06-01T12:00:00Z'));
+      await store.releaseIdempotencyKey(scope);
+      expect(await store.claimIdempotencyKey(scope, 'f1', timing('2026-06-01T12:00:01Z'))).toEqual({ outcome: 'claimed' });
+      // Its instance died: after the lock time the claim is taken over.
+      expect(await store.claimIdempotencyKey(scope, 'f1', timing('2026-06-01T12:00:31Z'))).toEqual({ outcome: 'claimed' });
+      await store.createPet({ name: 'Rex', categoryId: 1, status: 'available' }, scope);
+      expect((await store.claimIdempotencyKey(scope, 'f2', timing('2026-06-02T12:00:30Z'))).outcome).toBe('mismatch');
+      expect(await store.claimIdempotencyKey(scope, 'f2', timing('2026-06-02T12:00:32Z'))).toEqual({ outcome: 'claimed' });
+    }));
+
+    it('refuses to record a response under a key that was not claimed, and stores no animal then', withStore(async (store) => {
+      await expect(store.createPet({ name: 'Rex', categoryId: 1, status: 'available' }, { apiKeyId: 'key_x', key: 'never' })).rejects.toThrow(/not claimed/);
+      expect(await store.listPets({ limit: 10 })).toEqual([]);
+    }));
+
+    it('purges records older than the retention', withStore(async (store) => {
+      await store.claimIdempotencyKey(scope, 'f1', timing('2026-06-01T12:00:00Z'));
+      await store.claimIdempotencyKey({ ...scope, key: 'later' }, 'f1', timing('2026-06-02T12:00:00Z'));
+      expect(await store.purgeIdempotencyKeys(new Date('2026-06-02T00:00:00Z'))).toBe(1);
+    }));
+
     it('answers ping', withStore(async (store) => {
       await expect(store.ping()).resolves.toBeUndefined();
     }));

@@ -7,12 +7,15 @@ import { pino } from 'pino';
 import type { paths } from '../../generated/openapi.js';
 import { issueKey } from '../../src/keys/issue-key.js';
 import type { KeyEnvironment } from '../../src/keys/key-format.js';
-import { memoryCounters, RateLimiter, type BanPolicy } from '../../src/limits/limiter.js';
+import { memoryCounters, RateLimiter, type BanPolicy, type LimitCounters } from '../../src/limits/limiter.js';
 import type { Limits, Plan } from '../../src/limits/plans.js';
 import { createApp } from '../../src/server/app.js';
 import { createHttpServer } from '../../src/server/http-server.js';
 import type { Handlers } from '../../src/server/handler-types.js';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { Store } from '../../src/store/store.js';
+import { newSchemaName, TEST_DATABASE_URL } from './services.js';
 import { FakeClock } from './fake-clock.js';
 
 /** Options of {@link startTestServer}. */
@@ -24,16 +27,26 @@ export interface TestServerOptions {
   trustProxy?: boolean | number | string;
   /** Receives the JSON log lines; logs are dropped without it. */
   logLines?: string[];
+  /** The store engine: a throw-away SQLite file, or a fresh schema on TEST_DATABASE_URL. @default 'sqlite' */
+  engine?: 'sqlite' | 'postgres';
+  /** An already opened store (the test closes it through the server). */
+  store?: Store;
+  /** The limiter's counters. @default memoryCounters() */
+  counters?: LimitCounters;
 }
 
 /** The real app on a throw-away SQLite file, listening on a free loopback port, with a fake clock. */
 export async function startTestServer(options: TestServerOptions = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'animal-store-test-'));
   const databasePath = join(dir, 'store.db');
-  const store = SqliteStore.open(databasePath);
+  const store =
+    options.store ??
+    (options.engine === 'postgres'
+      ? await PostgresStore.open({ url: TEST_DATABASE_URL, schema: newSchemaName() })
+      : SqliteStore.open(databasePath));
   const clock = new FakeClock();
   const environment = options.environment ?? 'production';
-  const limiter = new RateLimiter(memoryCounters(), clock, options.ban ?? { banAfterRefusals: 10, banSeconds: 600 });
+  const limiter = new RateLimiter(options.counters ?? memoryCounters(), clock, options.ban ?? { banAfterRefusals: 10, banSeconds: 600 });
   const app = createApp({
     store,
     limiter,

@@ -4,7 +4,8 @@ import type { KeyRepository } from '../../store/store.js';
 import { UnauthorizedError } from '../errors/unauthorized-error.js';
 import { localsOf } from './locals.js';
 
-const BEARER = /^Bearer ([^\s]+)$/;
+// The scheme is case-insensitive (RFC 9110, section 11.1); the key is not.
+const BEARER = /^Bearer +([^\s]+)$/i;
 
 /**
  * Finds the API key of a request: a bearer token of the right form and checksum, known, not
@@ -15,6 +16,11 @@ export function authenticate(keys: KeyRepository, environment: KeyEnvironment): 
   return async (req, res, next) => {
     const locals = localsOf(res);
     const header = req.headers.authorization;
+    // Node keeps the first of repeated Authorization headers; a request with two is ambiguous.
+    if (req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === 'authorization').length > 1) {
+      locals.unauthenticatedReason = 'more than one Authorization header';
+      return next();
+    }
     const match = typeof header === 'string' ? BEARER.exec(header) : null;
     if (!match) {
       locals.unauthenticatedReason = header === undefined ? 'no Authorization header' : 'Authorization is not "Bearer <API key>"';
@@ -29,7 +35,15 @@ export function authenticate(keys: KeyRepository, environment: KeyEnvironment): 
       locals.unauthenticatedReason = `the key is for ${parsed.environment}, this is ${environment}`;
       return next();
     }
-    const key = await keys.findKeyByHash(parsed.hash);
+    let key;
+    try {
+      key = await keys.findKeyByHash(parsed.hash);
+    } catch (error) {
+      // Counted by address like any unauthenticated request; requireKey answers 503.
+      locals.storeError = error as Error;
+      locals.unauthenticatedReason = 'the key could not be checked';
+      return next();
+    }
     if (!key) locals.unauthenticatedReason = 'the key is unknown';
     else if (key.revokedAt) locals.unauthenticatedReason = 'the key was revoked';
     else locals.key = key;
@@ -41,6 +55,7 @@ export function authenticate(keys: KeyRepository, environment: KeyEnvironment): 
 export const requireKey: RequestHandler = (_req, res, next) => {
   const locals = localsOf(res);
   if (locals.key) return next();
+  if (locals.storeError) throw locals.storeError;
   const reason = locals.unauthenticatedReason ?? 'no valid key';
   throw new UnauthorizedError(`A valid API key is required as a bearer token in the Authorization header (${reason}).`);
 };

@@ -1,11 +1,13 @@
 import type { ErrorRequestHandler, Request } from 'express';
-import type { OperationInfo } from '../../spec/operations.js';
 import { ApiError, type ErrorDetail } from '../errors/api-error.js';
 import { InvalidRequestError } from '../errors/invalid-request-error.js';
 import { MethodNotAllowedError } from '../errors/method-not-allowed-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { PayloadTooLargeError } from '../errors/payload-too-large-error.js';
+import { ServiceUnavailableError } from '../errors/service-unavailable-error.js';
 import { UnsupportedMediaTypeError } from '../errors/unsupported-media-type-error.js';
+import { StoreUnavailableError } from '../../store/store-unavailable-error.js';
+import type { PathMatcher } from '../routing.js';
 import { localsOf } from './locals.js';
 
 /** A failure reported by express-openapi-validator. */
@@ -37,16 +39,12 @@ function fieldOf(path: string): string {
   return [LOCATION[where ?? ''] ?? where ?? 'request', ...rest].join('.');
 }
 
-/** The methods the contract allows on a request path, for 405's Allow header. */
-export function allowedMethods(operations: OperationInfo[], basePath: string, path: string): string[] {
-  return operations
-    .filter((op) => new RegExp(`^${basePath}${op.path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`).test(path))
-    .map((op) => op.method.toUpperCase());
-}
-
 /** Turns anything thrown into an ApiError; null for an unexpected failure (a 500). */
-export function toApiError(error: unknown, req: Request, operations: OperationInfo[], basePath: string): ApiError | null {
+export function toApiError(error: unknown, req: Request, paths: PathMatcher): ApiError | null {
   if (error instanceof ApiError) return error;
+  if (error instanceof StoreUnavailableError) {
+    return new ServiceUnavailableError('The store is temporarily unavailable; retry after 5 seconds.', 5, { cause: error });
+  }
   if (isBodyParserError(error)) {
     if (error.type === 'entity.too.large') return new PayloadTooLargeError(error.limit ?? 0);
     if (error.type === 'entity.parse.failed') {
@@ -64,13 +62,24 @@ export function toApiError(error: unknown, req: Request, operations: OperationIn
       case 404:
         return new NotFoundError(`No route ${req.method} ${req.path}.`);
       case 405:
-        return new MethodNotAllowedError(req.method, req.path, allowedMethods(operations, basePath, req.path));
+        return new MethodNotAllowedError(req.method, req.path, paths.allowedMethods(req.path));
       case 413:
         return new PayloadTooLargeError(0);
       case 415:
         return new UnsupportedMediaTypeError();
       default:
         return null;
+    }
+  }
+  // A path that does not decode (`/pets/%ZZ`).
+  if (error instanceof URIError) return new InvalidRequestError([{ field: 'path', message: 'is not valid percent-encoding' }]);
+  // Any other error Express's parts mark as the client's (an undecodable Content-Encoding, …).
+  const exposed = error as { status?: unknown; expose?: unknown; message?: unknown };
+  if (exposed && exposed.expose === true && typeof exposed.status === 'number') {
+    if (exposed.status === 413) return new PayloadTooLargeError(0);
+    if (exposed.status === 415) return new UnsupportedMediaTypeError();
+    if (exposed.status >= 400 && exposed.status < 500) {
+      return new InvalidRequestError([{ field: 'request', message: String(exposed.message ?? 'is invalid') }], 'The request could not be read.');
     }
   }
   return null;
@@ -81,14 +90,15 @@ export function toApiError(error: unknown, req: Request, operations: OperationIn
  * Anything unexpected (including a response that broke the contract) is logged in full and
  * answered with a 500 that reveals nothing.
  */
-export function errorHandler(operations: OperationInfo[], basePath: string): ErrorRequestHandler {
+export function errorHandler(paths: PathMatcher): ErrorRequestHandler {
   return (error, req, res, next) => {
     if (res.headersSent) return next(error);
     const apiError =
-      toApiError(error, req, operations, basePath) ??
+      toApiError(error, req, paths) ??
       new ApiError(500, 'internal_error', 'An internal error occurred; quote the X-Request-Id when reporting it.');
     const log = localsOf(res).log;
-    if (apiError.status >= 500) log?.error({ err: error }, 'request failed');
+    if (apiError.status === 503) log?.warn({ err: error }, 'dependency unavailable');
+    else if (apiError.status >= 500) log?.error({ err: error }, 'request failed');
     res.status(apiError.status).set(apiError.headers);
     // Sent as text so the response validator, which wraps res.json, does not re-validate it.
     res.type('application/json').send(JSON.stringify(apiError.toBody()));

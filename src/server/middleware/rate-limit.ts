@@ -36,7 +36,7 @@ export function rateLimit(limiter: RateLimiter, anonymousLimits: Limits): Reques
       ? await limiter.check(`key:${key.id}`, limitsOf(key))
       : await limiter.check(`address:${req.ip ?? 'unknown'}`, anonymousLimits);
     setHeaders(res, decision);
-    if (decision.outcome === 'banned') throw new KeyBannedError(decision.retryAfter ?? 1);
+    if (decision.outcome === 'banned') throw new KeyBannedError(decision.retryAfter ?? 1, key ? 'key' : 'address');
     if (decision.outcome === 'rate_limited') {
       throw new RateLimitedError(decision.window === 'day' ? 'day' : 'minute', decision.limit, decision.retryAfter ?? 1);
     }

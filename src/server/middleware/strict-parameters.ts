@@ -1,7 +1,8 @@
-import { Router, type Request } from 'express';
+import type { Request, Router } from 'express';
 import { resolveRef, type OpenApiDocument } from '../../spec/load-spec.js';
 import type { OperationInfo } from '../../spec/operations.js';
 import { InvalidRequestError } from '../errors/invalid-request-error.js';
+import { operationRouter } from '../routing.js';
 import type { ErrorDetail } from '../errors/api-error.js';
 
 const DECIMAL_INTEGER = /^-?(0|[1-9][0-9]*)$/;
@@ -18,7 +19,7 @@ interface IntegerParameter {
  * contract.
  */
 export function strictParameters(doc: OpenApiDocument, operations: OperationInfo[]): Router {
-  const router = Router();
+  const router = operationRouter();
   for (const op of operations) {
     const raw = doc.paths[op.path]?.[op.method] as { parameters?: unknown[] } | undefined;
     const pathLevel = (doc.paths[op.path]?.parameters as unknown[] | undefined) ?? [];

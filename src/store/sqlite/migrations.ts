@@ -41,4 +41,22 @@ export const SQLITE_MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'create idempotency_keys',
+    sql: `
+      CREATE TABLE idempotency_keys (
+        api_key_id      TEXT    NOT NULL,
+        idempotency_key TEXT    NOT NULL,
+        fingerprint     TEXT    NOT NULL,
+        state           TEXT    NOT NULL CHECK (state IN ('in_flight', 'completed')),
+        response_status INTEGER,
+        response_body   TEXT,
+        created_at      INTEGER NOT NULL,
+        locked_at       INTEGER NOT NULL,
+        PRIMARY KEY (api_key_id, idempotency_key)
+      );
+      CREATE INDEX idempotency_keys_created_at ON idempotency_keys (created_at);
+    `,
+  },
 ];

@@ -1,7 +1,19 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { ApiKeyRecord, Pet, PetPageQuery, PetStatus, PetToCreate, Store } from '../store.js';
+import { toKey, type KeyRow } from '../key-rows.js';
+import { decideClaim, type IdempotencyRow } from '../idempotency.js';
+import type {
+  ApiKeyRecord,
+  ClaimTiming,
+  IdempotencyClaim,
+  IdempotencyScope,
+  Pet,
+  PetPageQuery,
+  PetStatus,
+  PetToCreate,
+  Store,
+} from '../store.js';
 import { SQLITE_MIGRATIONS, type Migration } from './migrations.js';
 
 interface PetRow {
@@ -11,33 +23,9 @@ interface PetRow {
   status: PetStatus;
 }
 
-interface KeyRow {
-  id: string;
-  name: string;
-  plan: ApiKeyRecord['plan'];
-  per_minute: number | null;
-  per_day: number | null;
-  environment: ApiKeyRecord['environment'];
-  hash: string;
-  display_prefix: string;
-  created_at: string;
-  revoked_at: string | null;
-}
 
 const toPet = (row: PetRow): Pet => ({ id: row.id, name: row.name, categoryId: row.category_id, status: row.status });
 
-const toKey = (row: KeyRow): ApiKeyRecord => ({
-  id: row.id,
-  name: row.name,
-  plan: row.plan,
-  perMinute: row.per_minute,
-  perDay: row.per_day,
-  environment: row.environment,
-  hash: row.hash,
-  displayPrefix: row.display_prefix,
-  createdAt: row.created_at,
-  revokedAt: row.revoked_at,
-});
 
 /** Applies the migrations the database has not seen yet; returns how many it applied. */
 export function migrate(db: Database.Database, migrations: Migration[] = SQLITE_MIGRATIONS): number {
@@ -72,6 +60,7 @@ export function migrate(db: Database.Database, migrations: Migration[] = SQLITE_
  * the process being killed.
  */
 export class SqliteStore implements Store {
+  readonly engine = 'sqlite' as const;
   private readonly db: Database.Database;
   private readonly statements;
 
@@ -90,6 +79,24 @@ export class SqliteStore implements Store {
       listKeys: db.prepare('SELECT * FROM api_keys ORDER BY created_at, id'),
       revokeKey: db.prepare('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? RETURNING *'),
       ping: db.prepare('SELECT 1'),
+      findClaim: db.prepare(
+        `SELECT fingerprint, state, response_status AS responseStatus, response_body AS responseBody,
+                created_at AS createdAt, locked_at AS lockedAt
+           FROM idempotency_keys WHERE api_key_id = ? AND idempotency_key = ?`,
+      ),
+      upsertClaim: db.prepare(
+        `INSERT INTO idempotency_keys (api_key_id, idempotency_key, fingerprint, state, created_at, locked_at)
+         VALUES (@apiKeyId, @key, @fingerprint, 'in_flight', @now, @now)
+         ON CONFLICT (api_key_id, idempotency_key) DO UPDATE SET
+           fingerprint = excluded.fingerprint, state = 'in_flight', response_status = NULL, response_body = NULL,
+           created_at = excluded.created_at, locked_at = excluded.locked_at`,
+      ),
+      completeClaim: db.prepare(
+        `UPDATE idempotency_keys SET state = 'completed', response_status = ?, response_body = ?
+          WHERE api_key_id = ? AND idempotency_key = ? AND state = 'in_flight'`,
+      ),
+      releaseClaim: db.prepare("DELETE FROM idempotency_keys WHERE api_key_id = ? AND idempotency_key = ? AND state = 'in_flight'"),
+      purgeClaims: db.prepare('DELETE FROM idempotency_keys WHERE created_at < ?'),
     };
   }
 
@@ -114,8 +121,33 @@ export class SqliteStore implements Store {
     return rows.map(toPet);
   }
 
-  async createPet(pet: PetToCreate): Promise<Pet> {
-    return toPet(this.statements.insertPet.get(pet.name, pet.categoryId, pet.status) as PetRow);
+  async createPet(pet: PetToCreate, idempotency?: IdempotencyScope): Promise<Pet> {
+    return this.db.transaction(() => {
+      const created = toPet(this.statements.insertPet.get(pet.name, pet.categoryId, pet.status) as PetRow);
+      if (idempotency) {
+        const done = this.statements.completeClaim.run(201, JSON.stringify(created), idempotency.apiKeyId, idempotency.key);
+        if (done.changes !== 1) throw new Error(`Idempotency-Key ${idempotency.key} was not claimed before createPet`);
+      }
+      return created;
+    }).immediate();
+  }
+
+  async claimIdempotencyKey(scope: IdempotencyScope, fingerprint: string, timing: ClaimTiming): Promise<IdempotencyClaim> {
+    return this.db.transaction((): IdempotencyClaim => {
+      const row = this.statements.findClaim.get(scope.apiKeyId, scope.key) as IdempotencyRow | undefined;
+      const decision = row ? decideClaim(row, fingerprint, timing) : ({ outcome: 'take_over' } as const);
+      if (decision.outcome !== 'take_over') return decision;
+      this.statements.upsertClaim.run({ apiKeyId: scope.apiKeyId, key: scope.key, fingerprint, now: timing.now.getTime() });
+      return { outcome: 'claimed' };
+    }).immediate();
+  }
+
+  async releaseIdempotencyKey(scope: IdempotencyScope): Promise<void> {
+    this.statements.releaseClaim.run(scope.apiKeyId, scope.key);
+  }
+
+  async purgeIdempotencyKeys(before: Date): Promise<number> {
+    return this.statements.purgeClaims.run(before.getTime()).changes;
   }
 
   async getPet(id: number): Promise<Pet | undefined> {

@@ -1,0 +1,28 @@
+import type { Config } from '../config.js';
+import { PostgresStore } from './postgres/postgres-store.js';
+import { SqliteStore } from './sqlite/sqlite-store.js';
+import type { Store } from './store.js';
+
+/** Opens the configured store: PostgreSQL when DATABASE_URL is set, else the SQLite file. */
+export async function openStore(
+  config: Pick<Config, 'databaseUrl' | 'databasePath' | 'databasePoolSize' | 'databaseConnectTimeoutMs' | 'databaseQueryTimeoutMs'>,
+  onPoolError?: (error: Error) => void,
+): Promise<Store> {
+  if (config.databaseUrl) {
+    return PostgresStore.open({
+      url: config.databaseUrl,
+      poolSize: config.databasePoolSize,
+      connectTimeoutMs: config.databaseConnectTimeoutMs,
+      queryTimeoutMs: config.databaseQueryTimeoutMs,
+      onPoolError,
+    });
+  }
+  return SqliteStore.open(config.databasePath);
+}
+
+/** Where the store is, for messages: never the password of a URL. */
+export function describeStore(config: Pick<Config, 'databaseUrl' | 'databasePath'>): string {
+  if (!config.databaseUrl) return `SQLite at ${config.databasePath}`;
+  const url = new URL(config.databaseUrl);
+  return `PostgreSQL at ${url.hostname}:${url.port || 5432}${url.pathname}`;
+}

@@ -1,0 +1,124 @@
+import type { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { RateLimiter, memoryCounters, type LimitCounters } from '../../src/limits/limiter.js';
+import { connectRedis, redisCounters } from '../../src/limits/redis-counters.js';
+import { FakeClock } from '../support/fake-clock.js';
+import { newRedisPrefix, redisEnabled, TEST_REDIS_URL } from '../support/services.js';
+import { startTcpProxy } from '../support/tcp-proxy.js';
+
+const enabled = redisEnabled();
+const clients: Redis[] = [];
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const c of clients) c.disconnect();
+  for (const cleanup of cleanups) await cleanup();
+});
+
+const policy = { banAfterRefusals: 3, banSeconds: 120 };
+const free = { perMinute: 60, perDay: 1000 };
+
+/** Two "instances": each its own Redis connection and limiter, sharing one key prefix and clock. */
+function twoInstances(url = TEST_REDIS_URL) {
+  const { prefix, cleanup } = newRedisPrefix();
+  cleanups.push(cleanup);
+  const clock = new FakeClock();
+  let fallbacks = 0;
+  const make = () => {
+    const client = connectRedis({ url, commandTimeoutMs: 200 });
+    clients.push(client);
+    return new RateLimiter(redisCounters(client, prefix, () => fallbacks++), clock, policy);
+  };
+  return { a: make(), b: make(), clock, fallbacks: () => fallbacks };
+}
+
+async function ready(limiter: RateLimiter) {
+  // Connections come up asynchronously; until then the fallback counts, which this waits out.
+  const client = clients.at(-1)!;
+  for (let i = 0; i < 50 && client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
+  return limiter;
+}
+
+describe.skipIf(!enabled)('rate limits in Redis', () => {
+  it('counts one key across instances: 60 a minute in total, then 429', async () => {
+    const { a, b } = twoInstances();
+    await ready(a);
+    await ready(b);
+    const outcomes = { a: 0, b: 0 };
+    for (let i = 0; i < 60; i++) {
+      const which = i % 2 === 0 ? 'a' : 'b';
+      const decision = await (which === 'a' ? a : b).check('key:k1', free);
+      expect(decision.outcome).toBe('allowed');
+      expect(decision.remaining).toBe(59 - i);
+      outcomes[which]++;
+    }
+    expect(outcomes).toEqual({ a: 30, b: 30 });
+    expect((await a.check('key:k1', free)).outcome).toBe('rate_limited');
+    expect((await b.check('key:k1', free)).outcome).toBe('rate_limited');
+  });
+
+  it('holds a ban made on one instance on the other', async () => {
+    const { a, b, clock } = twoInstances();
+    await ready(a);
+    await ready(b);
+    const tight = { perMinute: 1, perDay: 100 };
+    await a.check('key:k2', tight);
+    expect((await a.check('key:k2', tight)).outcome).toBe('rate_limited');
+    clock.advance(2_000);
+    const outcomes = [];
+    for (let i = 0; i < 4; i++) outcomes.push((await a.check('key:k2', tight)).outcome);
+    expect(outcomes).toEqual(['rate_limited', 'rate_limited', 'rate_limited', 'banned']);
+    clock.advance(60_000);
+    const onB = await b.check('key:k2', tight);
+    expect(onB).toMatchObject({ outcome: 'banned', retryAfter: 60 });
+    clock.advance(60_000);
+    expect((await b.check('key:k2', tight)).outcome).toBe('allowed');
+  });
+
+  it('keeps answering from memory while Redis is down or silent, says so, and shares again once it is back', async () => {
+    const url = new URL(TEST_REDIS_URL);
+    const proxy = await startTcpProxy(url.hostname, Number(url.port || 6379));
+    try {
+      const viaProxy = `redis://127.0.0.1:${proxy.port}`;
+      const { a, b, fallbacks } = twoInstances(viaProxy);
+      await ready(a);
+      await ready(b);
+      expect((await a.check('key:k3', free)).remaining).toBe(59);
+      expect(fallbacks()).toBe(0);
+
+      // Connected but silent: commands time out, and the memory answers.
+      proxy.setMode('stall');
+      const started = Date.now();
+      const silent = await b.check('key:k3', free);
+      const waited = Date.now() - started;
+      expect(silent.outcome).toBe('allowed');
+      expect(fallbacks()).toBeGreaterThan(0);
+      console.log(`Redis silent: answered from memory after ${waited} ms (command timeout 200 ms)`);
+
+      // Down: connections refused, and the memory answers at once.
+      proxy.setMode('refuse');
+      await new Promise((r) => setTimeout(r, 50));
+      const down = await a.check('key:k3', free);
+      expect(down.outcome).toBe('allowed');
+
+      proxy.setMode('forward');
+      for (let i = 0; i < 100 && clients.at(-1)!.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 100 && clients.at(-2)!.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 50));
+      const before = fallbacks();
+      // Back in Redis: the count continues from what Redis had (1), not from memory.
+      expect((await a.check('key:k3', free)).remaining).toBe(58);
+      expect((await b.check('key:k3', free)).remaining).toBe(57);
+      expect(fallbacks()).toBe(before);
+    } finally {
+      await proxy.close();
+    }
+  }, 30_000);
+});
+
+describe('the memory counters', () => {
+  it('behave like the Redis ones for one instance', async () => {
+    const counters: LimitCounters = memoryCounters();
+    const limiter = new RateLimiter(counters, new FakeClock(), policy);
+    for (let i = 0; i < 60; i++) expect((await limiter.check('key:m', free)).outcome).toBe('allowed');
+    expect((await limiter.check('key:m', free)).outcome).toBe('rate_limited');
+  });
+});

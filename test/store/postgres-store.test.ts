@@ -1,0 +1,58 @@
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { StoreUnavailableError } from '../../src/store/store-unavailable-error.js';
+import { dropTestSchemas, newSchemaName, postgresEnabled, TEST_DATABASE_URL } from '../support/services.js';
+import { startTcpProxy } from '../support/tcp-proxy.js';
+import { defineStoreSuite } from './store-suite.js';
+
+const enabled = postgresEnabled();
+afterAll(() => dropTestSchemas());
+
+if (enabled) {
+  defineStoreSuite('PostgreSQL', () => PostgresStore.open({ url: TEST_DATABASE_URL, schema: newSchemaName() }));
+}
+
+describe.skipIf(!enabled)('PostgreSQL store', () => {
+  it('migrates once, even when several instances start together', async () => {
+    const schema = newSchemaName();
+    const stores = await Promise.all([1, 2, 3].map(() => PostgresStore.open({ url: TEST_DATABASE_URL, schema })));
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await client.connect();
+    const { rows } = await client.query(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`);
+    await client.end();
+    expect(rows.map((r: { version: number }) => r.version)).toEqual([1, 2, 3]);
+    await Promise.all(stores.map((s) => s.close()));
+  });
+
+  it('maps BIGINT ids to numbers, up to 2^53-1', async () => {
+    const store = await PostgresStore.open({ url: TEST_DATABASE_URL, schema: newSchemaName() });
+    const pet = await store.createPet({ name: 'Big', categoryId: 9007199254740991, status: 'sold' });
+    expect(typeof pet.id).toBe('number');
+    expect((await store.getPet(pet.id))?.categoryId).toBe(9007199254740991);
+    await store.close();
+  });
+
+  it('fails with StoreUnavailableError within the timeouts when PostgreSQL is down or silent, and recovers', async () => {
+    const url = new URL(TEST_DATABASE_URL);
+    const proxy = await startTcpProxy(url.hostname, Number(url.port || 5432));
+    const viaProxy = new URL(TEST_DATABASE_URL);
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String(proxy.port);
+    const store = await PostgresStore.open({ url: viaProxy.toString(), schema: newSchemaName(), connectTimeoutMs: 300, queryTimeoutMs: 500, onPoolError: () => {} });
+    try {
+      await store.ping();
+      proxy.setMode('refuse');
+      await expect(store.ping()).rejects.toBeInstanceOf(StoreUnavailableError);
+      proxy.setMode('blackhole');
+      const started = Date.now();
+      await expect(store.listPets({ limit: 1 })).rejects.toBeInstanceOf(StoreUnavailableError);
+      console.log(`PostgreSQL silent: StoreUnavailableError after ${Date.now() - started} ms (connect timeout 300 ms)`);
+      proxy.setMode('forward');
+      await expect(store.ping()).resolves.toBeUndefined();
+    } finally {
+      await store.close();
+      await proxy.close();
+    }
+  });
+});

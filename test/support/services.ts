@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { Redis } from 'ioredis';
+
+/**
+ * The real PostgreSQL and Redis the scale-out tests run against. `.ci/run` sets both; without
+ * them those tests are skipped, and each skipped file says so and why.
+ */
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? '';
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? '';
+
+function announce(what: string, variable: string, example: string): boolean {
+  if (process.env[variable]) return true;
+  console.warn(`${what} tests skipped: ${variable} is not set (e.g. ${variable}=${example}; .ci/run sets it).`);
+  return false;
+}
+
+/** Whether PostgreSQL tests run; logs why not when they do not. */
+export const postgresEnabled = () => announce('PostgreSQL', 'TEST_DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/test');
+/** Whether Redis tests run; logs why not when they do not. */
+export const redisEnabled = () => announce('Redis', 'TEST_REDIS_URL', 'redis://127.0.0.1:6379');
+
+const schemas: string[] = [];
+
+/** A new, empty schema name for one test; {@link dropTestSchemas} removes them. */
+export function newSchemaName(): string {
+  const name = `test_${randomBytes(6).toString('hex')}`;
+  schemas.push(name);
+  return name;
+}
+
+/** Creates a schema and returns a DATABASE_URL whose connections use it (for server processes). */
+export async function urlWithNewSchema(): Promise<string> {
+  const schema = newSchemaName();
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  await client.query(`CREATE SCHEMA ${schema}`);
+  await client.end();
+  const url = new URL(TEST_DATABASE_URL);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return url.toString();
+}
+
+/** Drops every schema this test file created. */
+export async function dropTestSchemas(): Promise<void> {
+  if (!TEST_DATABASE_URL || schemas.length === 0) return;
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  for (const schema of schemas.splice(0)) await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await client.end();
+}
+
+/** A Redis key prefix of one test, and a function that deletes its keys. */
+export function newRedisPrefix(): { prefix: string; cleanup: () => Promise<void> } {
+  const prefix = `test-${randomBytes(6).toString('hex')}`;
+  return {
+    prefix,
+    async cleanup() {
+      const client = new Redis(TEST_REDIS_URL);
+      const keys = await client.keys(`${prefix}:*`);
+      if (keys.length > 0) await client.del(...keys);
+      client.disconnect();
+    },
+  };
+}
