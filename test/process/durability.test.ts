@@ -3,16 +3,53 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { issueKey } from '../../src/keys/issue-key.js';
 import { keyInFile, startServerProcess } from '../support/server-process.js';
+import { dropTestSchemas, postgresEnabled, urlWithNewSchema } from '../support/services.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'animal-store-process-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await dropTestSchemas();
+});
 
-describe('the service process', () => {
+/** Where a server process keeps its data, and a key issued into it before it starts. */
+interface Engine {
+  name: string;
+  enabled: boolean;
+  prepare(): Promise<{ databasePath: string; env: Record<string, string>; key: string }>;
+}
+
+const engines: Engine[] = [
+  {
+    name: 'SQLite',
+    enabled: true,
+    async prepare() {
+      const databasePath = join(dir, `kill-${Date.now()}.db`);
+      return { databasePath, env: {}, key: await keyInFile(databasePath) };
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    enabled: postgresEnabled(),
+    async prepare() {
+      const url = await urlWithNewSchema();
+      const store = await PostgresStore.open({ url });
+      try {
+        const { key } = await issueKey(store, { name: 'process test', plan: 'enterprise', environment: 'production', perMinute: 100_000, perDay: 1_000_000 }, new Date());
+        return { databasePath: '', env: { DATABASE_URL: url }, key };
+      } finally {
+        await store.close();
+      }
+    },
+  },
+];
+
+describe.each(engines.filter((e) => e.enabled))('the service process on $name', ({ name, prepare }) => {
   it('keeps every animal it acknowledged with 201 when killed with SIGKILL mid-load', async () => {
-    const databasePath = join(dir, 'kill.db');
-    const key = await keyInFile(databasePath);
-    const first = await startServerProcess(databasePath);
+    const { databasePath, env, key } = await prepare();
+    const first = await startServerProcess(databasePath, env);
     const acknowledged = new Map<number, string>();
     let sent = 0;
     let failed = 0;
@@ -41,7 +78,7 @@ describe('the service process', () => {
     stop = true;
     await Promise.all(workers);
 
-    const second = await startServerProcess(databasePath);
+    const second = await startServerProcess(databasePath, env);
     try {
       const stored = new Map<number, string>();
       let url: string | null = `${second.baseUrl}/pets?limit=100`;
@@ -57,7 +94,7 @@ describe('the service process', () => {
       const lost = [...acknowledged].filter(([id, name]) => stored.get(id) !== name);
       expect(lost).toEqual([]);
       expect(stored.size).toBeGreaterThanOrEqual(acknowledged.size);
-      console.log(`SIGKILL test: ${sent} POSTs sent, ${acknowledged.size} acknowledged, ${failed} cut off, ${stored.size} stored after restart, 0 lost`);
+      console.log(`SIGKILL test on ${name}: ${sent} POSTs sent, ${acknowledged.size} acknowledged, ${failed} cut off, ${stored.size} stored after restart, 0 lost`);
     } finally {
       second.child.kill('SIGTERM');
       await second.exited;
@@ -65,9 +102,8 @@ describe('the service process', () => {
   }, 90_000);
 
   it('finishes an in-flight request on SIGTERM, refuses new ones, and exits 0', async () => {
-    const databasePath = join(dir, 'term.db');
-    const key = await keyInFile(databasePath);
-    const server = await startServerProcess(databasePath);
+    const { databasePath, env, key } = await prepare();
+    const server = await startServerProcess(databasePath, env);
     const url = new URL(`${server.baseUrl}/pets`);
     const body = JSON.stringify({ name: 'Slowpoke', categoryId: 1 });
 

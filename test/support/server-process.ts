@@ -12,7 +12,7 @@ export interface ServerProcess {
   exited: Promise<number | NodeJS.Signals | null>;
 }
 
-/** Starts `src/main.ts` on `databasePath` and a free port; resolves once it listens. */
+/** Starts `src/main.ts` on `databasePath` (or `env.DATABASE_URL`) and a free port; resolves once it listens. */
 export async function startServerProcess(databasePath: string, env: Record<string, string> = {}): Promise<ServerProcess> {
   // One process (not the tsx wrapper, which would leave its child behind on SIGKILL).
   const child = spawn(process.execPath, ['--import', 'tsx', `${ROOT}src/main.ts`], {

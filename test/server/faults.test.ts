@@ -1,0 +1,101 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { connectRedis, redisCounters } from '../../src/limits/redis-counters.js';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { dropTestSchemas, newRedisPrefix, newSchemaName, postgresEnabled, redisEnabled, TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/services.js';
+import { startTcpProxy } from '../support/tcp-proxy.js';
+import { startTestServer } from '../support/test-server.js';
+
+afterAll(() => dropTestSchemas());
+
+/** A TCP proxy in front of a service URL, and the same URL pointing at the proxy. */
+async function proxied(url: string, defaultPort: number) {
+  const target = new URL(url);
+  const proxy = await startTcpProxy(target.hostname, Number(target.port || defaultPort));
+  const via = new URL(url);
+  via.hostname = '127.0.0.1';
+  via.port = String(proxy.port);
+  return { proxy, url: via.toString() };
+}
+
+describe.skipIf(!postgresEnabled())('PostgreSQL down or slow', () => {
+  it('answers 503 with Retry-After within the timeouts, never 401, reports it on /readyz, and recovers by itself', async () => {
+    const { proxy, url } = await proxied(TEST_DATABASE_URL, 5432);
+    const store = await PostgresStore.open({ url, schema: newSchemaName(), connectTimeoutMs: 300, queryTimeoutMs: 600, onPoolError: () => {} });
+    const server = await startTestServer({ store });
+    try {
+      const key = await server.newKey('pro');
+      const get = async (path = '/pets') => {
+        const started = Date.now();
+        const response = await fetch(`${server.baseUrl}${path}`, { headers: { Authorization: `Bearer ${key}` } });
+        return { response, ms: Date.now() - started, body: (await response.json()) as { code?: string } };
+      };
+      expect((await get()).response.status).toBe(200);
+
+      const timings: string[] = [];
+      for (const mode of ['stall', 'blackhole', 'refuse'] as const) {
+        proxy.setMode(mode);
+        for (const path of ['/pets', '/pets/1']) {
+          const { response, ms, body } = await get(path);
+          expect(response.status, `${mode} ${path}`).toBe(503);
+          expect(body.code).toBe('service_unavailable');
+          expect(response.headers.get('retry-after')).toBe('5');
+          expect(response.headers.get('x-ratelimit-limit')).not.toBeNull();
+          timings.push(`${mode} ${path}: ${ms} ms`);
+        }
+        const posted = await fetch(`${server.baseUrl}/pets`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+          body: '{"name":"Rex","categoryId":1}',
+        });
+        expect(posted.status, `${mode} POST`).toBe(503);
+        expect((await fetch(`${server.origin}/readyz`)).status).toBe(503);
+      }
+      console.log(`PostgreSQL unavailable → 503 after: ${timings.join(', ')} (connect timeout 300 ms, query timeout 600 ms)`);
+
+      proxy.setMode('forward');
+      let recovered = 0;
+      for (let i = 0; i < 20 && recovered === 0; i++) {
+        if ((await get()).response.status === 200) recovered = i + 1;
+        else await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(recovered).toBeGreaterThan(0);
+      expect((await fetch(`${server.origin}/readyz`)).status).toBe(200);
+    } finally {
+      await server.close();
+      await proxy.close();
+    }
+  }, 60_000);
+});
+
+describe.skipIf(!redisEnabled())('Redis down or slow', () => {
+  it('keeps answering with the rate-limit headers from memory, and shares limits again when Redis is back', async () => {
+    const { proxy, url } = await proxied(TEST_REDIS_URL, 6379);
+    const { prefix, cleanup } = newRedisPrefix();
+    const client = connectRedis({ url, commandTimeoutMs: 100 });
+    let fallbacks = 0;
+    const server = await startTestServer({ counters: redisCounters(client, prefix, () => fallbacks++) });
+    try {
+      for (let i = 0; i < 50 && client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
+      const key = await server.newKey('free');
+      const get = () => fetch(`${server.baseUrl}/pets`, { headers: { Authorization: `Bearer ${key}` } });
+      expect((await get()).headers.get('x-ratelimit-remaining')).toBe('59');
+      for (const mode of ['stall', 'refuse'] as const) {
+        proxy.setMode(mode);
+        const started = Date.now();
+        const response = await get();
+        expect(response.status, mode).toBe(200);
+        expect(response.headers.get('x-ratelimit-limit')).toBe('60');
+        console.log(`Redis ${mode}: answered from memory in ${Date.now() - started} ms`);
+      }
+      expect(fallbacks).toBeGreaterThan(0);
+      proxy.setMode('forward');
+      for (let i = 0; i < 100 && client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 50));
+      expect((await get()).headers.get('x-ratelimit-remaining')).toBe('58');
+    } finally {
+      client.disconnect();
+      await server.close();
+      await proxy.close();
+      await cleanup();
+    }
+  }, 30_000);
+});
