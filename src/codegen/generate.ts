@@ -52,7 +52,13 @@ export async function renderGenerated(specPath: string, targets: GenerateTargets
     '/** The operationIds of the contract. */\n' +
     'export type OperationId = keyof typeof operations;\n\n' +
     '/** Version of the contract these files were generated from (`info.version`). */\n' +
-    `export const apiVersion = ${JSON.stringify(doc.info.version)};\n`;
+    `export const apiVersion = ${JSON.stringify(doc.info.version)};\n\n` +
+    '/** The deployments of the contract (`servers`), by lower-cased description. */\n' +
+    `export const servers = ${JSON.stringify(
+      Object.fromEntries((doc.servers ?? []).map((s) => [(s.description ?? s.url).toLowerCase(), s.url])),
+      null,
+      2,
+    )} as const;\n`;
 
   let handlersImport = relative(targets.outDir, targets.handlersDir).split('\\').join('/');
   if (!handlersImport.startsWith('.')) handlersImport = `./${handlersImport}`;

@@ -17,7 +17,8 @@ export interface Intercepted {
  */
 export async function startTamperingProxy(
   upstreamBaseUrl: string,
-  tamper: (response: Intercepted) => Intercepted,
+  /** Returns the response to send, or null to drop the connection without answering. */
+  tamper: (response: Intercepted) => Intercepted | null,
 ): Promise<{ baseUrl: string; close(): Promise<void> }> {
   const upstream = new URL(upstreamBaseUrl);
   const server = createServer((req, res) => {
@@ -34,6 +35,10 @@ export async function startTamperingProxy(
             headers: { ...upRes.headers },
             body: Buffer.concat(chunks),
           });
+          if (out === null) {
+            req.socket.destroy();
+            return;
+          }
           delete out.headers['transfer-encoding'];
           out.headers['content-length'] = String(out.body.length);
           res.writeHead(out.status, out.headers);
