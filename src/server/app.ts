@@ -5,9 +5,11 @@ import type { Clock } from '../clock.js';
 import type { KeyEnvironment } from '../keys/key-format.js';
 import type { RateLimiter } from '../limits/limiter.js';
 import type { Limits } from '../limits/plans.js';
-import { loadSpec, type OpenApiDocument } from '../spec/load-spec.js';
+import { readFileSync } from 'node:fs';
+import { loadSpec, SPEC_PATH, type OpenApiDocument } from '../spec/load-spec.js';
 import { basePathOf, listOperations, type OperationInfo } from '../spec/operations.js';
 import type { Store } from '../store/store.js';
+import { contractDocuments } from './contract-documents.js';
 import { NotFoundError } from './errors/not-found-error.js';
 import type { Handlers } from './handler-types.js';
 import { authenticate, requireKey } from './middleware/authenticate.js';
@@ -40,6 +42,8 @@ export interface AppDependencies {
   handlers?: Handlers;
   /** @default openapi.yaml */
   spec?: OpenApiDocument;
+  /** The rendered reference served at /docs. @default build/docs/index.html */
+  docsPath?: string;
 }
 
 /** JSON body parsing for the operations that take a body, and for no other request. */
@@ -58,6 +62,7 @@ function bodyParsers(operations: OperationInfo[]) {
  */
 export function createApp(deps: AppDependencies): Express {
   const doc = deps.spec ?? loadSpec();
+  const specText = deps.spec ? null : readFileSync(SPEC_PATH, 'utf8');
   const operations = listOperations(doc);
   const basePath = basePathOf(doc);
   const paths = new PathMatcher(operations, basePath);
@@ -80,6 +85,8 @@ export function createApp(deps: AppDependencies): Express {
       res.status(503).json({ status: 'unavailable', reason: (error as Error).message });
     }
   });
+
+  app.use(contractDocuments(doc, specText, deps.docsPath));
 
   const { headers: deprecationHeaders, gate: sunsetGate } = deprecation(paths, basePath, deps.clock);
   app.use(deprecationHeaders);

@@ -1,0 +1,94 @@
+/** `npm run sandbox`: the real server on a throw-away store, seeded, with a test key per plan. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { failUsage, parseCommandLine } from '../src/cli/parse-command-line.js';
+import { systemClock } from '../src/clock.js';
+import { issueKey } from '../src/keys/issue-key.js';
+import { memoryCounters, RateLimiter } from '../src/limits/limiter.js';
+import { PLANS, type Limits, type Plan } from '../src/limits/plans.js';
+import { animalsFromExamples } from '../src/sandbox/seed.js';
+import { createApp } from '../src/server/app.js';
+import { createHttpServer } from '../src/server/http-server.js';
+import { loadSpec } from '../src/spec/load-spec.js';
+import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
+
+const HELP = `Usage: npm run sandbox [-- --port N]
+
+Runs the real Animal Store server (validation, keys, limits, bans, pagination) on a throw-away
+SQLite store, seeded with the animals of the contract's examples, and prints a test key for
+each plan. The store is deleted when the sandbox stops (Ctrl+C).
+
+Options:
+  --port N      Port to listen on (default 3030; 0 picks a free one).
+  -h, --help    Show this help.
+`;
+
+/** The Enterprise sandbox key is small on purpose: a 429 is three requests away. */
+const ENTERPRISE_SANDBOX_LIMITS: Limits = { perMinute: 3, perDay: 100 };
+
+async function main(): Promise<void> {
+  const { values } = parseCommandLine(HELP, { port: { type: 'string', default: '3030' } });
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) failUsage(HELP, `--port must be a whole number from 0 to 65535, got "${values.port}"`);
+
+  const dir = mkdtempSync(join(tmpdir(), 'animal-store-sandbox-'));
+  const store = SqliteStore.open(join(dir, 'sandbox.db'));
+  const spec = loadSpec();
+  const animals = animalsFromExamples(spec);
+  for (const pet of animals) await store.createPet(pet);
+  const keys: [Plan, string][] = [];
+  for (const plan of PLANS) {
+    const limits = plan === 'enterprise' ? ENTERPRISE_SANDBOX_LIMITS : {};
+    keys.push([plan, (await issueKey(store, { name: `sandbox ${plan}`, plan, environment: 'production', ...limits }, new Date())).key]);
+  }
+
+  const app = createApp({
+    store,
+    limiter: new RateLimiter(memoryCounters(), systemClock, { banAfterRefusals: 10, banSeconds: 600 }),
+    clock: systemClock,
+    logger: pino({ level: 'warn' }),
+    environment: 'production',
+    anonymousLimits: { perMinute: 30, perDay: 1000 },
+  });
+  const server = createHttpServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? new Error(`Port ${port} is in use; pick another with --port.`) : error),
+    );
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  const base = `http://localhost:${typeof address === 'object' && address ? address.port : port}/v1`;
+  const width = Math.max(...keys.map(([plan]) => plan.length));
+  process.stdout.write(
+    `Animal Store sandbox at ${base}\n` +
+      `Throw-away SQLite store in ${dir}, deleted on exit; seeded with ${animals.length} animals from the contract's examples.\n\n` +
+      'Test keys:\n' +
+      keys
+        .map(([plan, key]) => `  ${plan.padEnd(width)}  ${key}${plan === 'enterprise' ? `  (${ENTERPRISE_SANDBOX_LIMITS.perMinute}/min: a 429 on the 4th request)` : ''}`)
+        .join('\n') +
+      `\n\nTry:\n  curl -H 'Authorization: Bearer ${keys[0]![1]}' ${base}/pets\n` +
+      `Docs: ${base.replace(/\/v1$/, '')}/docs    Press Ctrl+C to stop.\n`,
+  );
+
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    server.close(async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+      process.exit(0);
+    });
+    server.closeAllConnections();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`sandbox failed: ${(error as Error).message}\n`);
+  process.exit(1);
+});

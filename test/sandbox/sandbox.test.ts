@@ -1,0 +1,61 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { animalsFromExamples } from '../../src/sandbox/seed.js';
+import { loadSpec } from '../../src/spec/load-spec.js';
+import { ROOT } from '../support/run.js';
+
+describe('npm run sandbox', () => {
+  it('seeds the contract\'s example animals', () => {
+    expect(animalsFromExamples(loadSpec())).toEqual([
+      { name: 'Rex', categoryId: 3, status: 'available' },
+      { name: 'Tom', categoryId: 1, status: 'pending' },
+      { name: 'Nemo', categoryId: 7, status: 'sold' },
+    ]);
+  });
+
+  it('answers the README\'s example calls as printed, and deletes its store on Ctrl+C', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', `${ROOT}scripts/sandbox.ts`, '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      for (let i = 0; i < 100 && !output.includes('Press Ctrl+C'); i++) await new Promise((r) => setTimeout(r, 100));
+      const base = /sandbox at (http:\/\/localhost:\d+\/v1)/.exec(output)![1]!;
+      const dir = /store in (\S+), deleted on exit/.exec(output)![1]!;
+      const key = (plan: string) => new RegExp(`^  ${plan}\\s+(as_prod_\\w+)`, 'm').exec(output)![1]!;
+      const KEY = key('free');
+      const BIG = key('enterprise');
+      for (const plan of ['free', 'pro', 'business', 'enterprise']) expect(key(plan)).toMatch(/^as_prod_\w{38}$/);
+      expect(existsSync(dir)).toBe(true);
+      const auth = (k: string) => ({ Authorization: `Bearer ${k}` });
+
+      const listed = (await (await fetch(`${base}/pets`, { headers: auth(KEY) })).json()) as { name: string }[];
+      expect(listed.map((p) => p.name)).toEqual(['Rex', 'Tom', 'Nemo']);
+      const created = await fetch(`${base}/pets`, { method: 'POST', headers: { ...auth(KEY), 'Content-Type': 'application/json' }, body: '{"name":"Rex","categoryId":3}' });
+      expect(created.status).toBe(201);
+      const deprecated = await fetch(`${base}/pets/1`, { headers: auth(KEY) });
+      expect(deprecated.headers.get('sunset')).toBe('Thu, 05 Dec 2030 00:00:00 GMT');
+      expect((await fetch(`${base}/pets`)).status).toBe(401);
+      // Three a minute: the fourth is refused (a later one, if a minute ended meanwhile).
+      let refused: Response | undefined;
+      for (let i = 0; i < 7 && !refused; i++) {
+        const response = await fetch(`${base}/pets`, { headers: auth(BIG) });
+        if (response.status === 429) refused = response;
+        else expect(response.status).toBe(200);
+      }
+      expect(refused?.status).toBe(429);
+      if (!refused) return;
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(((await refused.json()) as { code: string }).code).toBe('rate_limited');
+      expect((await fetch(`${base}/pets/999`, { headers: auth(KEY) })).status).toBe(404);
+
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+      expect(existsSync(dir)).toBe(false);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 60_000);
+});

@@ -1,0 +1,58 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { expect } from 'vitest';
+import { ROOT } from './run.js';
+
+/**
+ * Opens the rendered reference at `url` in Chromium with every request outside `allowedOrigin`
+ * blocked, checks what a reader must find (the three operations, the plans table, getPet marked
+ * deprecated with its removal date), saves a screenshot to test-results/, and returns the
+ * requests it had to block (scripts or styles from elsewhere would mean the page is not
+ * self-contained).
+ */
+export async function checkReferencePage(browser: Browser, url: string, allowedOrigin: string, screenshot: string): Promise<string[]> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const blocked: string[] = [];
+  await page.route('**/*', (route) => {
+    const request = route.request();
+    const target = request.url();
+    if (target.startsWith(allowedOrigin) || target.startsWith('data:') || target.startsWith('blob:')) return route.continue();
+    // Redoc's "API docs by" badge tries a logo from a CDN and hides itself when that fails.
+    if (request.resourceType() !== 'image') blocked.push(`${request.resourceType()} ${target}`);
+    return route.abort();
+  });
+  await page.goto(url);
+  await page.getByText('Plans and rate limits').first().waitFor({ timeout: 20_000 });
+  await page.getByText('Plans and rate limits').first().click();
+  const plans = page.locator('table').filter({ hasText: 'Requests per minute' }).first();
+  await plans.waitFor({ timeout: 10_000 });
+  const planText = await plans.innerText();
+  for (const row of [/Free\s+60\s+1,000/, /Pro\s+300\s+10,000/, /Business\s+1,000\s+100,000/, /Enterprise/]) expect(planText).toMatch(row);
+
+  await page.getByText('Pets', { exact: true }).first().click();
+  for (const summary of ['List animals', 'Add an animal', 'Fetch an animal']) {
+    await page.getByText(summary, { exact: true }).first().waitFor({ timeout: 10_000 });
+  }
+  // The tag's list of operations marks GET /pets/{petId}, and only it, deprecated (the badge's
+  // text is lower case; CSS capitalises it).
+  const operationLinks = page.locator('a').filter({ hasText: /^\s*(get|post)\s*\/pets/i });
+  await operationLinks.filter({ hasText: /deprecated\s*$/i }).first().waitFor({ timeout: 10_000 });
+  expect(await operationLinks.count()).toBe(3);
+  const deprecatedLinks = operationLinks.filter({ hasText: /deprecated\s*$/i });
+  expect(await deprecatedLinks.count()).toBe(1);
+  expect(await deprecatedLinks.first().innerText()).toMatch(/\/pets\/\{petId\}/);
+
+  await page.getByText('Fetch an animal', { exact: true }).first().click();
+  await page.getByRole('heading', { name: 'Fetch an animal' }).waitFor({ timeout: 10_000 });
+  await page.getByText(/^deprecated$/i).first().waitFor({ timeout: 10_000 });
+  await page.getByText(/will be removed\s+on 5 December 2030/).first().waitFor({ timeout: 10_000 });
+
+  mkdirSync(join(ROOT, 'test-results'), { recursive: true });
+  // Redoc swaps the content in after navigation; wait for the operation to be painted.
+  await page.getByRole('heading', { name: 'Fetch an animal' }).first().scrollIntoViewIfNeeded();
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: join(ROOT, 'test-results', screenshot) });
+  await page.close();
+  return blocked;
+}
