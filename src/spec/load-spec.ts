@@ -15,17 +15,25 @@ export interface OpenApiDocument {
   [key: string]: unknown;
 }
 
-/** Reads and parses the contract; throws with the path in the message when it cannot. */
-export function loadSpec(path: string = SPEC_PATH): OpenApiDocument {
+/**
+ * Reads and parses the contract; throws with the path (or `label`, when the text came from
+ * elsewhere, such as a git revision) and, for malformed YAML, the line in the message.
+ */
+export function loadSpec(path: string = SPEC_PATH, label: string = path): OpenApiDocument {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (cause) {
-    throw new Error(`Cannot read the OpenAPI document at ${path}`, { cause });
+    throw new Error(`Cannot read the OpenAPI document at ${label}`, { cause });
   }
-  const doc = parse(text) as unknown;
+  let doc: unknown;
+  try {
+    doc = parse(text) as unknown;
+  } catch (cause) {
+    throw new Error(`${label} is not valid YAML: ${(cause as Error).message}`, { cause });
+  }
   if (!doc || typeof doc !== 'object' || !('openapi' in doc) || !('paths' in doc)) {
-    throw new Error(`${path} is not an OpenAPI document (no "openapi" or "paths" key)`);
+    throw new Error(`${label} is not an OpenAPI document (no "openapi" or "paths" key)`);
   }
   return doc as OpenApiDocument;
 }

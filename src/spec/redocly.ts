@@ -1,0 +1,48 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { SPEC_PATH } from './load-spec.js';
+
+/** Redocly CLI, a development dependency of this package. */
+export const REDOCLY = join(dirname(SPEC_PATH), 'node_modules', '.bin', 'redocly');
+
+/** Whether this installation has Redocly CLI (it is a development dependency). */
+export function hasRedocly(): boolean {
+  return existsSync(REDOCLY);
+}
+
+/** What one Redocly run printed, without its boxed notices about its own releases. */
+export interface RedoclyRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs Redocly CLI with `args`. `onLine` receives each non-empty line as it comes, without the
+ * boxed release notices Redocly prints on Node 20.
+ */
+export function runRedocly(
+  args: string[],
+  { cwd, onLine = () => {} }: { cwd?: string; onLine?: (line: string, stream: 'out' | 'err') => void } = {},
+): Promise<RedoclyRun> {
+  if (!hasRedocly()) {
+    return Promise.reject(new Error(`Redocly CLI is not installed (${REDOCLY}); run \`npm ci\` (it is a development dependency).`));
+  }
+  return new Promise((resolve, reject) => {
+    const child = spawn(REDOCLY, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const run: RedoclyRun = { code: null, stdout: '', stderr: '' };
+    const relay = (stream: 'out' | 'err') => (chunk: Buffer) => {
+      for (const line of chunk.toString().split('\n')) {
+        if (!line.trim() || /^\s*[║╔╚]/.test(line)) continue;
+        if (stream === 'out') run.stdout += `${line}\n`;
+        else run.stderr += `${line}\n`;
+        onLine(line, stream);
+      }
+    };
+    child.stdout.on('data', relay('out'));
+    child.stderr.on('data', relay('err'));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ ...run, code }));
+  });
+}

@@ -1,0 +1,183 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { compareContracts } from '../../src/spec/breaking-changes.js';
+import { ROOT, run } from '../support/run.js';
+
+// A parsed YAML document, changed freely by each mutation.
+type Spec = Record<string, any>;
+
+// The tsx loader by absolute address: the command runs inside a repository without node_modules.
+const TSX = import.meta.resolve('tsx');
+const ORIGINAL = readFileSync(join(ROOT, 'openapi.yaml'), 'utf8');
+const workDir = mkdtempSync(join(tmpdir(), 'animal-store-breaking-'));
+afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+
+let files = 0;
+/** Writes a copy of the contract changed by `mutate` and returns its path. */
+function mutated(mutate: (spec: Spec) => void): string {
+  const spec = parse(ORIGINAL) as Spec;
+  mutate(spec);
+  const path = join(workDir, `revision-${++files}.yaml`);
+  writeFileSync(path, stringify(spec));
+  return path;
+}
+
+const basePath = join(workDir, 'base.yaml');
+writeFileSync(basePath, ORIGINAL);
+
+const raiseMajor = (s: Spec) => {
+  s.info.version = '2.0.0';
+};
+
+// Each kind of change the issue names, made to an otherwise unchanged contract.
+const breakingKinds: [string, RegExp, (spec: Spec) => void][] = [
+  ['an operation removed', /operation-removed/, (s) => {
+    delete s.paths['/pets/{petId}'].get;
+  }],
+  ['a response field removed', /property-removed/, (s) => {
+    delete s.components.schemas.Pet.properties.status;
+    s.components.schemas.Pet.required = s.components.schemas.Pet.required.filter((p: string) => p !== 'status');
+  }],
+  ['a range narrowed (limit maximum 100 → 50)', /Upper bound changed from '<= 100' to '<= 50'/, (s) => {
+    s.components.parameters.Limit.schema.maximum = 50;
+  }],
+  ['an enum value removed', /enum-values-removed/, (s) => {
+    s.components.schemas.PetStatus.enum = ['available', 'pending'];
+  }],
+  ['a required query parameter added', /parameter-became-required/, (s) => {
+    s.paths['/pets'].get.parameters.push({ name: 'owner', in: 'query', required: true, schema: { type: 'string' } });
+  }],
+  ['a body field made required', /required-properties-added/, (s) => {
+    s.components.schemas.NewPet.required.push('status');
+  }],
+  ['a status code removed', /response-removed/, (s) => {
+    delete s.paths['/pets/{petId}'].get.responses['404'];
+  }],
+  ['a type changed (categoryId integer → string)', /schema-type-changed/, (s) => {
+    s.components.schemas.CategoryId = { type: 'string', description: 'Now a slug.' };
+  }],
+];
+
+describe('compareContracts (Redocly diff with the contract’s rules)', () => {
+  it.concurrent.each(breakingKinds)('catches %s, and fails while the major stays 1', async (_name, expected, mutate) => {
+    const revision = mutated(mutate);
+    const result = await compareContracts(basePath, revision);
+    expect(result.breaking.length).toBeGreaterThan(0);
+    expect(result.breaking.map((c) => `${c.ruleId} ${c.message}`).join('\n')).toMatch(expected);
+    expect(result.passes).toBe(false);
+  });
+
+  it.concurrent('lets the same breaking changes through once info.version’s major is raised', async () => {
+    const result = await compareContracts(basePath, mutated((s) => {
+      for (const [, , mutate] of [...breakingKinds].reverse()) mutate(s);
+      raiseMajor(s);
+    }));
+    expect(new Set(result.breaking.map((c) => c.ruleId)).size).toBeGreaterThanOrEqual(7);
+    expect(result).toMatchObject({ baseVersion: '1.0.0', revisionVersion: '2.0.0', majorRaised: true, passes: true });
+  });
+
+  it.concurrent('passes additive changes: an optional parameter, a new response field, a new operation, a wider range, a new error code', async () => {
+    const result = await compareContracts(basePath, mutated((s) => {
+      s.paths['/pets'].get.parameters.push({ name: 'q', in: 'query', required: false, schema: { type: 'string', maxLength: 50 } });
+      s.components.schemas.Pet.properties.tag = { type: 'string', maxLength: 30 };
+      s.paths['/pets/{petId}'].delete = { ...structuredClone(s.paths['/pets/{petId}'].get), operationId: 'deletePet', deprecated: false };
+      s.components.parameters.Limit.schema.maximum = 200;
+      s.components.schemas.ErrorCode.enum.push('teapot');
+    }));
+    expect(result.breaking).toEqual([]);
+    expect(result.compatible.minor).toBeGreaterThanOrEqual(3);
+    expect(result.allowed.map((c) => c.message)).toEqual([expect.stringContaining('teapot')]);
+    expect(result.passes).toBe(true);
+  });
+
+  it.concurrent('still counts a new value of a non-error enum as breaking (clients may switch on it)', async () => {
+    const result = await compareContracts(basePath, mutated((s) => s.components.schemas.PetStatus.enum.push('adopted')));
+    expect(result.breaking.map((c) => c.ruleId)).toEqual(['enum-values-added']);
+    expect(result.passes).toBe(false);
+  });
+
+  it('names the file and line of a malformed document instead of diffing it', async () => {
+    const broken = join(workDir, 'broken.yaml');
+    writeFileSync(broken, 'openapi: 3.1.0\npaths: [\n');
+    await expect(compareContracts(basePath, broken)).rejects.toThrow(/broken\.yaml is not valid YAML.*line 3/s);
+    await expect(compareContracts(basePath, join(workDir, 'missing.yaml'))).rejects.toThrow(/Cannot read the OpenAPI document at .*missing\.yaml/);
+  });
+
+  it('refuses a version that is not semantic', async () => {
+    await expect(compareContracts(basePath, mutated((s) => (s.info.version = 'v2')))).rejects.toThrow(/info\.version .* is "v2", not a semantic version/);
+  });
+});
+
+describe('npm run check:breaking (against git revisions)', () => {
+  const repo = join(workDir, 'repo');
+  const spec = join(repo, 'openapi.yaml');
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8' });
+  const check = (...args: string[]) => run(process.execPath, ['--import', TSX, join(ROOT, 'scripts/check-breaking.ts'), '--spec', spec, ...args], { cwd: repo });
+  const commit = (text: string, message: string) => {
+    writeFileSync(spec, text);
+    git('add', 'openapi.yaml');
+    git('commit', '-q', '-m', message);
+  };
+  const narrowed = () => ORIGINAL.replace(/maximum: 100\n/, 'maximum: 50\n');
+
+  it('explains when there is nothing to compare with, and exits 0', async () => {
+    execFileSync('git', ['init', '-q', '-b', 'main', repo]);
+    git('config', 'user.email', 'designer@example.test');
+    git('config', 'user.name', 'Designer');
+    commit(ORIGINAL, 'first contract');
+    const result = await check();
+    expect(result.stdout).toMatch(/first committed in .* "first contract"; there is no earlier version/);
+    expect(result.code).toBe(0);
+  });
+
+  it('checks uncommitted edits against the last committed version, and exits 1 on a breaking change', async () => {
+    writeFileSync(spec, narrowed());
+    const result = await check();
+    expect(result.stdout).toMatch(/with its last committed version \([0-9a-f]+ "first contract"\)/);
+    expect(result.stdout).toMatch(/Breaking changes \(1\):\n\s+GET \/pets\s+Upper bound changed from '<= 100' to '<= 50'\. \[schema-constraint-changed\]\s+\(openapi\.yaml:\d+\)/);
+    expect(result.stdout).toMatch(/raise info\.version to 2\.0\.0/);
+    expect(result.code).toBe(1);
+  });
+
+  it('once committed, checks the commit against the version before it; a raised major passes', async () => {
+    commit(narrowed(), 'narrow limit');
+    const committed = await check();
+    expect(committed.stdout).toMatch(/before the last commit that changed it, [0-9a-f]+ "narrow limit"/);
+    expect(committed.code).toBe(1);
+
+    commit(narrowed().replace(/^ {2}version: 1\.0\.0$/m, '  version: 2.0.0'), 'release 2.0.0');
+    const released = await check('HEAD~2');
+    expect(released.stdout).toMatch(/1 breaking change\(s\), released as a new major version \(info\.version 1\.0\.0 → 2\.0\.0\)/);
+    expect(released.code).toBe(0);
+  });
+
+  it('prints the comparison as JSON with --json', async () => {
+    const result = await check('HEAD~2', '--json');
+    const report = JSON.parse(result.stdout) as { breaking: { ruleId: string }[]; majorRaised: boolean; passes: boolean };
+    expect(report.breaking.map((c) => c.ruleId)).toEqual(['schema-constraint-changed']);
+    expect(report).toMatchObject({ majorRaised: true, passes: true });
+  });
+
+  it('exits 2 with a clear message for an unknown revision, a revision without the file, or bad usage', async () => {
+    const unknown = await check('no-such-branch');
+    expect(unknown.stderr).toMatch(/Unknown git revision "no-such-branch"/);
+    expect(unknown.code).toBe(2);
+
+    git('checkout', '-q', '--orphan', 'empty');
+    git('rm', '-q', '--cached', 'openapi.yaml');
+    git('commit', '-q', '--allow-empty', '-m', 'nothing here');
+    const empty = git('rev-parse', 'HEAD').trim();
+    git('checkout', '-q', '-f', 'main');
+    const missing = await check(empty);
+    expect(missing.stderr).toMatch(/openapi\.yaml does not exist at [0-9a-f]+ "nothing here"/);
+    expect(missing.code).toBe(2);
+
+    const usage = await check('HEAD', 'HEAD~1');
+    expect(usage.stderr).toMatch(/Expected at most one BASE_REF/);
+    expect(usage.code).toBe(2);
+  });
+});
