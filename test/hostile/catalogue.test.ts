@@ -51,7 +51,7 @@ const postBody = (body: string | Buffer, headers: [string, string][] = [json]) =
   body,
 });
 
-const unauthorized = (name: string, request: Row['request']): Row => ({ name, request, status: 401, code: 'unauthorized', operation: 'listPets' });
+const unauthorized = (name: string, request: Row['request'], message?: RegExp): Row => ({ name, request, status: 401, code: 'unauthorized', message, operation: 'listPets' });
 const badLimit = ([value, message]: [string, RegExp?]): Row => ({
   name: `limit=${value}`,
   message,
@@ -96,10 +96,10 @@ const AUTHORIZATION: Row[] = [
   unauthorized('Bearer without a key', listPets('/v1/pets', () => [['Authorization', 'Bearer']])),
   unauthorized('Bearer, the key and a second token', listPets('/v1/pets', (k) => [['Authorization', `Bearer ${k.valid} ${k.valid}`]])),
   unauthorized('Bearer and the key separated by a tab', listPets('/v1/pets', (k) => [['Authorization', `Bearer\t${k.valid}`]])),
-  unauthorized('two Authorization headers, both with the valid key', listPets('/v1/pets', (k) => [bearer(k.valid), bearer(k.valid)])),
-  unauthorized('two Authorization headers, an invalid one first', listPets('/v1/pets', (k) => [['Authorization', 'Basic eDp5'], bearer(k.valid)])),
-  unauthorized('the key in the query string as api_key', (k) => ({ method: 'GET', target: `/v1/pets?api_key=${k.valid}` })),
-  unauthorized('the key in the query string as access_token', (k) => ({ method: 'GET', target: `/v1/pets?access_token=${k.valid}` })),
+  unauthorized('two Authorization headers, both with the valid key', listPets('/v1/pets', (k) => [bearer(k.valid), bearer(k.valid)]), /more than one Authorization header/),
+  unauthorized('two Authorization headers, an invalid one first', listPets('/v1/pets', (k) => [['Authorization', 'Basic eDp5'], bearer(k.valid)]), /more than one Authorization header/),
+  unauthorized('the key in the query string as api_key', (k) => ({ method: 'GET', target: `/v1/pets?api_key=${k.valid}` }), /no Authorization header/),
+  unauthorized('the key in the query string as access_token', (k) => ({ method: 'GET', target: `/v1/pets?access_token=${k.valid}` }), /no Authorization header/),
   unauthorized('a key whose checksum is wrong', listPets('/v1/pets', (k) => [bearer(k.badChecksum)])),
   unauthorized('a revoked key', listPets('/v1/pets', (k) => [bearer(k.revoked)])),
   unauthorized('a staging key on production', listPets('/v1/pets', (k) => [bearer(k.staging)])),
