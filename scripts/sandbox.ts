@@ -11,6 +11,7 @@ import { PLANS, type Limits, type Plan } from '../src/limits/plans.js';
 import { animalsFromExamples } from '../src/sandbox/seed.js';
 import { createApp } from '../src/server/app.js';
 import { createHttpServer } from '../src/server/http-server.js';
+import { anonymousRateLimitHeaders } from '../src/server/middleware/rate-limit.js';
 import { loadSpec } from '../src/spec/load-spec.js';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 
@@ -44,15 +45,10 @@ async function main(): Promise<void> {
     keys.push([plan, (await issueKey(store, { name: `sandbox ${plan}`, plan, environment: 'production', ...limits }, new Date())).key]);
   }
 
-  const app = createApp({
-    store,
-    limiter: new RateLimiter(memoryCounters(), systemClock, { banAfterRefusals: 10, banSeconds: 600 }),
-    clock: systemClock,
-    logger: pino({ level: 'warn' }),
-    environment: 'production',
-    anonymousLimits: { perMinute: 30, perDay: 1000 },
-  });
-  const server = createHttpServer(app);
+  const limiter = new RateLimiter(memoryCounters(), systemClock, { banAfterRefusals: 10, banSeconds: 600 });
+  const anonymousLimits = { perMinute: 30, perDay: 1000 };
+  const app = createApp({ store, limiter, clock: systemClock, logger: pino({ level: 'warn' }), environment: 'production', anonymousLimits });
+  const server = createHttpServer(app, { rateLimitHeadersFor: anonymousRateLimitHeaders(limiter, anonymousLimits) });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(error.code === 'EADDRINUSE' ? new Error(`Port ${port} is in use; pick another with --port.`) : error),

@@ -1,5 +1,6 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { HTTP_TIMEOUTS } from './server/http-server.js';
 
 /** Root of the package (where package.json is); relative paths in the configuration start here. */
 export const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -42,6 +43,11 @@ export interface Config {
   banSeconds: number;
   /** How long shutdown waits for in-flight requests, in milliseconds. */
   shutdownTimeoutMs: number;
+  /** How long a client may take to send its headers, and its whole request, in milliseconds. */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open, in milliseconds. */
+  keepAliveTimeoutMs: number;
 }
 
 /** Thrown for a configuration value that is missing or wrong; the message says which and why. */
@@ -167,6 +173,9 @@ export const SETTINGS = [
   { key: 'banAfterRefusals', variable: 'BAN_AFTER_REFUSALS', doc: 'Refused requests within one window after which the key or address is banned.', default: 10, parse: integer(1, 1_000_000) },
   { key: 'banSeconds', variable: 'BAN_SECONDS', doc: 'Length of a temporary ban, in seconds.', default: 600, parse: integer(1, 86_400 * 30) },
   { key: 'shutdownTimeoutMs', variable: 'SHUTDOWN_TIMEOUT_MS', doc: 'How long shutdown waits for in-flight requests.', default: 10_000, parse: integer(0, 600_000) },
+  { key: 'headersTimeoutMs', variable: 'HEADERS_TIMEOUT_MS', doc: 'A client that has not sent all its headers after this long has its connection closed.', default: HTTP_TIMEOUTS.headersTimeoutMs, parse: integer(100, 600_000) },
+  { key: 'requestTimeoutMs', variable: 'REQUEST_TIMEOUT_MS', doc: 'A client that has not sent its whole request (headers and body) after this long has its connection closed.', default: HTTP_TIMEOUTS.requestTimeoutMs, parse: integer(100, 600_000) },
+  { key: 'keepAliveTimeoutMs', variable: 'KEEP_ALIVE_TIMEOUT_MS', doc: 'An idle keep-alive connection is closed after this long.', default: HTTP_TIMEOUTS.keepAliveTimeoutMs, parse: integer(100, 600_000) },
 ] as const satisfies readonly Setting<keyof Config>[];
 
 /**
@@ -187,6 +196,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     } catch (error) {
       problems.push(`${setting.variable}=${JSON.stringify(raw)}: ${(error as Error).message}`);
     }
+  }
+  if (problems.length === 0 && (config.headersTimeoutMs as number) > (config.requestTimeoutMs as number)) {
+    problems.push('HEADERS_TIMEOUT_MS must not be larger than REQUEST_TIMEOUT_MS: the headers are part of the request');
   }
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   return config as unknown as Config;

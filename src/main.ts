@@ -7,6 +7,7 @@ import { memoryCounters, RateLimiter, type LimitCounters } from './limits/limite
 import { connectRedis, redisCounters } from './limits/redis-counters.js';
 import { createApp } from './server/app.js';
 import { createHttpServer } from './server/http-server.js';
+import { anonymousRateLimitHeaders } from './server/middleware/rate-limit.js';
 import { IDEMPOTENCY_TIMING } from './server/middleware/idempotency.js';
 import { describeStore, openStore } from './store/open-store.js';
 
@@ -59,17 +60,22 @@ async function main(): Promise<void> {
     developmentKey = issued.key;
   }
 
+  const anonymousLimits = { perMinute: config.anonymousPerMinute, perDay: config.anonymousPerDay };
   const app = createApp({
     store,
     limiter,
     clock: systemClock,
     logger,
     environment: config.environment,
-    anonymousLimits: { perMinute: config.anonymousPerMinute, perDay: config.anonymousPerDay },
+    anonymousLimits,
     trustProxy: config.trustProxy,
   });
 
-  const server = createHttpServer(app);
+  const server = createHttpServer(app, {
+    timeouts: { headersTimeoutMs: config.headersTimeoutMs, requestTimeoutMs: config.requestTimeoutMs, keepAliveTimeoutMs: config.keepAliveTimeoutMs },
+    rateLimitHeadersFor: anonymousRateLimitHeaders(limiter, anonymousLimits),
+    logger,
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

@@ -121,6 +121,37 @@ export class RateLimiter {
     };
   }
 
+  /**
+   * What {@link check} would report for `subject` now, without counting a request: for answers
+   * to requests that were never read (Node refused their headers), so nothing can be counted
+   * against the right subject.
+   */
+  async peek(subject: string, limits: Limits): Promise<LimitDecision> {
+    const nowSec = Math.floor(this.clock.now() / 1000);
+    const minuteIndex = Math.floor(nowSec / WINDOWS.minute);
+    const dayIndex = Math.floor(nowSec / WINDOWS.day);
+    const [ban, minute, day] = await Promise.all([
+      this.counters.bans.get(subject),
+      this.counters.minute.get(`${subject}:${minuteIndex}`),
+      this.counters.day.get(`${subject}:${dayIndex}`),
+    ]);
+    if (ban && ban.consumedPoints > nowSec) {
+      return { outcome: 'banned', window: 'ban', limit: limits.perMinute, remaining: 0, resetAt: ban.consumedPoints, retryAfter: ban.consumedPoints - nowSec };
+    }
+    const minuteLeft = Math.max(0, limits.perMinute - (minute?.consumedPoints ?? 0));
+    const dayLeft = Math.max(0, limits.perDay - (day?.consumedPoints ?? 0));
+    const closest = dayLeft < minuteLeft
+      ? { window: 'day' as const, limit: limits.perDay, resetAt: (dayIndex + 1) * WINDOWS.day }
+      : { window: 'minute' as const, limit: limits.perMinute, resetAt: (minuteIndex + 1) * WINDOWS.minute };
+    const remaining = Math.min(minuteLeft, dayLeft);
+    return {
+      outcome: remaining > 0 ? 'allowed' : 'rate_limited',
+      ...closest,
+      remaining,
+      retryAfter: remaining > 0 ? null : Math.max(1, closest.resetAt - nowSec),
+    };
+  }
+
   private async refuse(
     subject: string,
     state: { window: 'minute' | 'day'; limit: number; resetAt: number },

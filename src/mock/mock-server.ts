@@ -1,8 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
-import { dirname, join } from 'node:path';
+import type { AddressInfo } from 'node:net';
 import { loadSpec, resolveRef, SPEC_PATH } from '../spec/load-spec.js';
+import { startPrism } from './prism-process.js';
 import { basePathOf } from '../spec/operations.js';
 import { prismViolationsToError, problemToError, withoutHeaderViolation, type ErrorBody } from './prism-translation.js';
 
@@ -29,42 +28,6 @@ export interface MockServer {
   port: number;
   /** Stops the proxy and Prism. */
   close(): Promise<void>;
-}
-
-/** Finds a free TCP port on the loopback interface. */
-async function freePort(host: string): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createNetServer();
-    server.once('error', reject);
-    server.listen(0, host, () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolvePort(port));
-    });
-  });
-}
-
-async function waitForPrism(child: ChildProcess, port: number, timeoutMs: number, output: () => string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) {
-      throw new Error(`Prism exited with code ${child.exitCode} before it was ready:\n${output()}`);
-    }
-    const up = await new Promise<boolean>((done) => {
-      const req = httpRequest({ host: '127.0.0.1', port, path: '/', method: 'HEAD', timeout: 500 }, (res) => {
-        res.resume();
-        done(true);
-      });
-      req.on('error', () => done(false));
-      req.on('timeout', () => {
-        req.destroy();
-        done(false);
-      });
-      req.end();
-    });
-    if (up) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`Prism did not answer on port ${port} within ${timeoutMs} ms:\n${output()}`);
 }
 
 /**
@@ -106,32 +69,11 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     }
   }
 
-  const prismPort = await freePort('127.0.0.1');
-  const prismBin = join(dirname(SPEC_PATH), 'node_modules', '.bin', 'prism');
-  const args = ['mock', specPath, '--host', '127.0.0.1', '--port', String(prismPort)];
+  const args = ['mock', specPath];
   if (options.dynamic) args.push('--dynamic');
-  const child = spawn(prismBin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let recent = '';
-  const onOutput = (chunk: Buffer) => {
-    const text = chunk.toString();
-    recent = (recent + text).slice(-4000);
-    if (options.log) for (const line of text.split('\n')) if (line.trim()) options.log(line);
-  };
-  child.stdout?.on('data', onOutput);
-  child.stderr?.on('data', onOutput);
-  const stopPrism = () =>
-    new Promise<void>((done) => {
-      if (child.exitCode !== null || child.signalCode !== null) return done();
-      child.once('exit', () => done());
-      child.kill('SIGTERM');
-    });
-
-  try {
-    await waitForPrism(child, prismPort, options.startTimeoutMs ?? 30_000, () => recent);
-  } catch (error) {
-    await stopPrism();
-    throw error;
-  }
+  const prism = await startPrism(args, { log: options.log, startTimeoutMs: options.startTimeoutMs });
+  const prismPort = prism.port;
+  const stopPrism = prism.stop;
 
   const sendError = (res: ServerResponse, body: ErrorBody, headers: Record<string, string> = {}) => {
     const text = JSON.stringify(body);

@@ -16,14 +16,14 @@ import { authenticate, requireKey } from './middleware/authenticate.js';
 import { deprecation } from './middleware/deprecation.js';
 import { errorHandler } from './middleware/error-handler.js';
 import { idempotency } from './middleware/idempotency.js';
+import { jsonBody } from './middleware/json-body.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
 import { strictParameters } from './middleware/strict-parameters.js';
-import { verifyExactNumbers } from './middleware/exact-numbers.js';
 import { routeGuard } from './middleware/route-guard.js';
 import { validate } from './middleware/validate.js';
 import { mountOperations } from './mount-operations.js';
-import { operationRouter, PathMatcher } from './routing.js';
+import { PathMatcher } from './routing.js';
 
 /** Largest request body accepted, in bytes (the contract's PayloadTooLarge says 16 KiB). */
 export const BODY_LIMIT_BYTES = 16 * 1024;
@@ -44,14 +44,6 @@ export interface AppDependencies {
   spec?: OpenApiDocument;
   /** The rendered reference served at /docs. @default build/docs/index.html */
   docsPath?: string;
-}
-
-/** JSON body parsing for the operations that take a body, and for no other request. */
-function bodyParsers(operations: OperationInfo[]) {
-  const router = operationRouter();
-  const json = express.json({ limit: BODY_LIMIT_BYTES, strict: false, verify: verifyExactNumbers });
-  for (const op of operations) if (op.hasRequestBody) router[op.method](op.expressPath, json);
-  return router;
 }
 
 /**
@@ -95,7 +87,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(requireKey);
   app.use(routeGuard(paths));
   app.use(sunsetGate);
-  app.use(basePath, bodyParsers(operations));
+  app.use(basePath, jsonBody(doc, operations, BODY_LIMIT_BYTES));
   app.use(basePath, strictParameters(doc, operations));
   app.use(validate(doc));
   app.use(basePath, idempotency(operations, deps.store, deps.clock));

@@ -1,37 +1,93 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Express } from 'express';
+import type { Logger } from 'pino';
 
-/** Timeouts that keep slow or idle clients from holding connections. */
-export const HTTP_TIMEOUTS = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 } as const;
-
-function sendRaw(socket: Socket, status: number, reason: string, body: object): void {
-  const text = JSON.stringify(body);
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
-  );
+/** Timeouts that keep slow or idle clients from holding connections, in milliseconds. */
+export interface HttpTimeouts {
+  /** A client must have sent every header line within this long, or the connection is closed. */
+  headersTimeoutMs: number;
+  /** A client must have sent the whole request (headers and body) within this long. */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this long. */
+  keepAliveTimeoutMs: number;
 }
+
+/** The timeouts of a server that is given none. */
+export const HTTP_TIMEOUTS: HttpTimeouts = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 };
+
+/** Options of {@link createHttpServer}. */
+export interface HttpServerOptions {
+  /** @default HTTP_TIMEOUTS */
+  timeouts?: Partial<HttpTimeouts>;
+  /**
+   * The X-RateLimit-* headers for a client address, read without counting, for the answers to
+   * requests Node refuses before the app sees them (see anonymousRateLimitHeaders).
+   */
+  rateLimitHeadersFor: (address: string) => Promise<Record<string, string>>;
+  /** Logs one line per refused request. */
+  logger?: Logger;
+}
+
+const REASON: Record<number, string> = { 400: 'Bad Request', 431: 'Request Header Fields Too Large' };
 
 /**
  * The HTTP server around the app. Requests Node refuses before Express sees them get the
- * contract's Error body too: headers over the size limit (431) and malformed HTTP (400).
+ * contract's Error body too, with X-Request-Id and the rate-limit headers of the client address:
+ * headers over the size limit (431) and malformed HTTP (400). A client that sends its headers or
+ * its request slower than the timeouts allow has its connection closed without an answer.
  */
-export function createHttpServer(app: Express): Server {
-  const server = createServer(app);
-  server.headersTimeout = HTTP_TIMEOUTS.headersTimeoutMs;
-  server.requestTimeout = HTTP_TIMEOUTS.requestTimeoutMs;
-  server.keepAliveTimeout = HTTP_TIMEOUTS.keepAliveTimeoutMs;
+export function createHttpServer(app: Express, options: HttpServerOptions): Server {
+  const timeouts = { ...HTTP_TIMEOUTS, ...options.timeouts };
+  // Node enforces the two request timeouts only when it checks its connections (every 30 s by
+  // default), which would let a slow client hold a connection up to 30 s past them.
+  const connectionsCheckingIntervalMs = Math.max(10, Math.min(1000, Math.floor(Math.min(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs) / 4)));
+  const server = createServer({ connectionsCheckingInterval: connectionsCheckingIntervalMs }, app);
+  server.headersTimeout = timeouts.headersTimeoutMs;
+  server.requestTimeout = timeouts.requestTimeoutMs;
+  server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;
+
+  const refuse = async (socket: Socket, status: 400 | 431, body: object, reason: string) => {
+    const requestId = randomUUID();
+    let headers: Record<string, string> = {};
+    try {
+      headers = await options.rateLimitHeadersFor(socket.remoteAddress ?? 'unknown');
+    } catch (error) {
+      options.logger?.warn({ err: error, requestId }, 'could not read the rate-limit headers of a refused request');
+    }
+    options.logger?.info({ requestId, status, reason, ip: socket.remoteAddress }, 'refused before routing');
+    if (!socket.writable) return socket.destroy();
+    const text = JSON.stringify(body);
+    const lines = [
+      `HTTP/1.1 ${status} ${REASON[status]}`,
+      'Content-Type: application/json',
+      `Content-Length: ${Buffer.byteLength(text)}`,
+      `X-Request-Id: ${requestId}`,
+      ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+      'Connection: close',
+    ];
+    socket.end(`${lines.join('\r\n')}\r\n\r\n${text}`);
+  };
+
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable) return socket.destroy();
-    if (error.code === 'HPE_HEADER_OVERFLOW') {
-      return sendRaw(socket, 431, 'Request Header Fields Too Large', {
-        code: 'request_header_fields_too_large',
-        message: 'The request headers are larger than the service accepts.',
-        status: 431,
-      });
-    }
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || error.code === 'ECONNRESET') return socket.destroy();
-    sendRaw(socket, 400, 'Bad Request', { code: 'invalid_request', message: 'The request is not valid HTTP.', status: 400 });
+    if (error.code === 'HPE_HEADER_OVERFLOW') {
+      void refuse(
+        socket,
+        431,
+        { code: 'request_header_fields_too_large', message: 'The request headers are larger than the service accepts.', status: 431 },
+        error.code,
+      );
+      return;
+    }
+    void refuse(
+      socket,
+      400,
+      { code: 'invalid_request', message: 'The request is not valid HTTP.', status: 400, details: [{ field: 'request', message: 'is not valid HTTP/1.1' }] },
+      error.code ?? error.message,
+    );
   });
   return server;
 }

@@ -14,6 +14,11 @@ export interface ContractTarget {
    * `unauthenticated`, a key that is over its limit for `rateLimited` (the mock uses `Prefer`).
    */
   headersFor(scenario: Scenario): Promise<Record<string, string>>;
+  /**
+   * The violations a validating proxy in front of the server reported in a response (Prism's
+   * `sl-violations`); each one fails the case like a violation the suite found itself.
+   */
+  reportedViolations?(headers: Headers): string[];
 }
 
 /** One check of the suite, runnable against any target. */
@@ -37,7 +42,7 @@ function recordingClient(target: ContractTarget) {
     baseUrl: target.baseUrl,
     fetch: async (request: Request) => {
       const response = await fetch(request);
-      last = { status: response.status, headers: response.headers, text: await response.clone().text() };
+      last = { status: response.status, headers: response.headers, text: await response.clone().text(), reported: target.reportedViolations?.(response.headers) };
       return response;
     },
   });
@@ -53,7 +58,7 @@ function recordingClient(target: ContractTarget) {
 /** Sends a raw request (for bodies the typed client cannot express) and records it. */
 async function rawRequest(target: ContractTarget, path: string, init: RequestInit): Promise<ObservedResponse> {
   const response = await fetch(`${target.baseUrl}${path}`, init);
-  return { status: response.status, headers: response.headers, text: await response.text() };
+  return { status: response.status, headers: response.headers, text: await response.text(), reported: target.reportedViolations?.(response.headers) };
 }
 
 /** POSTs a raw body to /pets with an API key (for bodies the typed client cannot express). */
@@ -75,7 +80,7 @@ function expectConforms(
 ): void {
   const violations = operationId === null ? checker.checkErrorResponse(observed) : checker.checkResponse(operationId, observed);
   if (observed.status !== expectedStatus) violations.unshift(`expected status ${expectedStatus}, got ${observed.status}`);
-  violations.push(...more);
+  violations.push(...more, ...(observed.reported ?? []));
   if (violations.length > 0) throw new ContractViolationError(request, observed, violations);
 }
 

@@ -7,6 +7,8 @@ export interface ObservedResponse {
   headers: Headers;
   /** The body as received, before any parsing. */
   text: string;
+  /** Violations the target itself reported for this exchange (Prism's validation proxy). */
+  reported?: string[];
 }
 
 interface HeaderObject {

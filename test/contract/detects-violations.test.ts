@@ -3,8 +3,8 @@ import type { MockServer } from '../../src/mock/mock-server.js';
 import { loadSpec } from '../../src/spec/load-spec.js';
 import { mockTarget, startMockForTests } from '../support/mock-target.js';
 import { startTamperingProxy, type Intercepted } from '../support/tampering-proxy.js';
-import { contractCases, ContractViolationError } from './cases.js';
 import { ContractChecker } from './conformance.js';
+import { runContractCases } from './run-cases.js';
 
 // The contract suite is only worth something if it fails against a server that breaks the
 // contract. Each test puts a proxy that breaks it in one known way in front of the mock.
@@ -19,17 +19,9 @@ afterAll(() => mock?.close());
 /** Runs every case against a tampered mock; returns the failure message of each case, or null. */
 async function runAgainst(tamper: (r: Intercepted) => Intercepted): Promise<Map<string, string | null>> {
   const proxy = await startTamperingProxy(mock.url, tamper);
-  const outcomes = new Map<string, string | null>();
+  let outcomes: Map<string, string | null>;
   try {
-    for (const c of contractCases) {
-      try {
-        await c.run(mockTarget(proxy.baseUrl), checker);
-        outcomes.set(c.name, null);
-      } catch (error) {
-        if (!(error instanceof ContractViolationError)) throw error;
-        outcomes.set(c.name, error.message);
-      }
-    }
+    outcomes = await runContractCases(mockTarget(proxy.baseUrl), checker);
   } finally {
     await proxy.close();
   }

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
@@ -36,41 +37,8 @@ describe('POST /v1/pets', () => {
     expect(ids.size).toBe(5);
   });
 
-  it.each([
-    ['no name', '{"categoryId":3}', 'body.name'],
-    ['no categoryId', '{"name":"Rex"}', 'body.categoryId'],
-    ['an id', '{"id":7,"name":"Rex","categoryId":3}', 'body.id'],
-    ['__proto__', '{"__proto__":{"x":1},"name":"Rex","categoryId":3}', 'body.__proto__'],
-    ['constructor', '{"constructor":1,"name":"Rex","categoryId":3}', 'body.constructor'],
-    ['categoryId as a string', '{"name":"Rex","categoryId":"5"}', 'body.categoryId'],
-    ['categoryId 5.5', '{"name":"Rex","categoryId":5.5}', 'body.categoryId'],
-    ['categoryId 1e400', '{"name":"Rex","categoryId":1e400}', 'body.categoryId'],
-    ['categoryId 2^53+1', '{"name":"Rex","categoryId":9007199254740993}', 'body.categoryId'],
-    ['categoryId -1', '{"name":"Rex","categoryId":-1}', 'body.categoryId'],
-    ['categoryId 0', '{"name":"Rex","categoryId":0}', 'body.categoryId'],
-    ['name null', '{"name":null,"categoryId":3}', 'body.name'],
-    ['an empty name', '{"name":"","categoryId":3}', 'body.name'],
-    ['a name of spaces', '{"name":"   ","categoryId":3}', 'body.name'],
-    ['a name of 101 characters', JSON.stringify({ name: 'x'.repeat(101), categoryId: 3 }), 'body.name'],
-    ['a status in the wrong case', '{"name":"Rex","categoryId":3,"status":"Available"}', 'body.status'],
-    ['an array', '[{"name":"Rex","categoryId":3}]', 'body'],
-    ['a scalar', '42', 'body'],
-    ['truncated JSON', '{"name":"Rex","categ', 'body'],
-    ['a NUL in the name', '{"name":"Re\\u0000x","categoryId":3}', 'body.name'],
-    ['a newline in the name', '{"name":"Re\\nx","categoryId":3}', 'body.name'],
-    ['categoryId 3.0', '{"name":"Rex","categoryId":3.0}', 'body.categoryId'],
-    ['categoryId 1e3', '{"name":"Rex","categoryId":1e3}', 'body.categoryId'],
-    ['categoryId 4503599627370496.5 (rounds to an integer)', '{"name":"Rex","categoryId":4503599627370496.5}', 'body.categoryId'],
-    ['categoryId 1.0000000000000001 (rounds to 1)', '{"name":"Rex","categoryId":1.0000000000000001}', 'body.categoryId'],
-  ])('returns 400 naming the field for a body with %s', async (_case, body, field) => {
-    const response = await post(body);
-    expect(response.status).toBe(400);
-    const error = (await response.json()) as { code: string; status: number; details: { field: string; message: string }[] };
-    expect(error.code).toBe('invalid_request');
-    expect(error.status).toBe(400);
-    expect(error.details.map((d) => d.field)).toContain(field);
-    expect(JSON.stringify(error)).not.toMatch(/at .*\.(js|ts):\d+/);
-  });
+  // Refused bodies (missing, malformed, out of range, duplicate keys, too large, not JSON) are
+  // rows of test/hostile/catalogue.test.ts.
 
   it('keeps numbers inside strings out of the exactness check', async () => {
     const { data, response } = await server.client(key).POST('/pets', { body: { name: 'Agent 1e3 / 3.0', categoryId: 7 } });
@@ -78,30 +46,13 @@ describe('POST /v1/pets', () => {
     expect(data?.name).toBe('Agent 1e3 / 3.0');
   });
 
-  it('stores nothing for a refused body', async () => {
-    const before = (await server.store.listPets({ limit: 1000 })).length;
-    await post('{"name":"Rex","categoryId":9007199254740993}');
-    expect((await server.store.listPets({ limit: 1000 })).length).toBe(before);
-  });
-
-  it('returns 415 for a body that is not JSON, and for none', async () => {
-    const plain = await post('name=Rex', 'text/plain');
-    expect(plain.status).toBe(415);
-    expect(await plain.json()).toMatchObject({ code: 'unsupported_media_type', status: 415 });
-    const none = await fetch(`${server.baseUrl}/pets`, { method: 'POST', headers: { Authorization: `Bearer ${key}` } });
-    expect([400, 415]).toContain(none.status);
-    expect(await none.json()).toMatchObject({ status: none.status });
-  });
-
-  it('returns 400 for an empty JSON body', async () => {
-    const response = await post('');
-    expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({ code: 'invalid_request' });
-  });
-
-  it('returns 413 for a body over 16 KiB', async () => {
-    const response = await post(JSON.stringify({ name: 'Rex', categoryId: 3, padding: 'x'.repeat(17 * 1024) }));
-    expect(response.status).toBe(413);
-    expect(await response.json()).toEqual({ code: 'payload_too_large', message: 'The request body is larger than 16384 bytes.', status: 413 });
+  it('takes a gzip-encoded body, checked like any other once inflated', async () => {
+    const response = await fetch(`${server.baseUrl}/pets`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json; charset=utf-8', 'Content-Encoding': 'gzip' },
+      body: gzipSync('{"name":"Zipped","categoryId":4}'),
+    });
+    expect(response.status).toBe(201);
+    expect(await response.json()).toMatchObject({ name: 'Zipped', categoryId: 4 });
   });
 });

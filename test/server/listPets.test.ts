@@ -74,35 +74,7 @@ describe('GET /v1/pets', () => {
     }
   });
 
-  it.each([
-    ['0', 'must be >= 1'],
-    ['101', 'must be <= 100'],
-    ['-1', 'must be >= 1'],
-    ['abc', 'must be an integer written in decimal digits'],
-    ['0x14', 'must be an integer written in decimal digits'],
-    ['1e1', 'must be an integer written in decimal digits'],
-    ['20.0', 'must be an integer written in decimal digits'],
-    ['', 'must be an integer written in decimal digits'],
-    ['%2020', 'must be an integer written in decimal digits'],
-  ])('returns 400 naming query.limit for limit=%s', async (limit, message) => {
-    const response = await fetch(`${server.baseUrl}/pets?limit=${limit}`, { headers: auth() });
-    expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({
-      code: 'invalid_request',
-      message: 'The request is invalid; see details.',
-      status: 400,
-      details: [{ field: 'query.limit', message }],
-    });
-  });
-
-  it('returns 400 for a repeated limit and for limit[]=5', async () => {
-    const repeated = await fetch(`${server.baseUrl}/pets?limit=5&limit=6`, { headers: auth() });
-    expect(repeated.status).toBe(400);
-    expect(((await repeated.json()) as { details: unknown[] }).details).toEqual([{ field: 'query.limit', message: 'must be given at most once' }]);
-    const bracketed = await fetch(`${server.baseUrl}/pets?limit[]=5`, { headers: auth() });
-    expect(bracketed.status).toBe(400);
-    expect(((await bracketed.json()) as { details: { field: string }[] }).details[0]!.field).toBe('query.limit');
-  });
+  // Malformed, repeated and out-of-range limits are rows of test/hostile/catalogue.test.ts.
 
   it('returns 400 for an unknown status, an unknown parameter and a forged cursor', async () => {
     const cases: [string, string][] = [

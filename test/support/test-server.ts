@@ -10,7 +10,8 @@ import type { KeyEnvironment } from '../../src/keys/key-format.js';
 import { memoryCounters, RateLimiter, type BanPolicy, type LimitCounters } from '../../src/limits/limiter.js';
 import type { Limits, Plan } from '../../src/limits/plans.js';
 import { createApp } from '../../src/server/app.js';
-import { createHttpServer } from '../../src/server/http-server.js';
+import { createHttpServer, type HttpTimeouts } from '../../src/server/http-server.js';
+import { anonymousRateLimitHeaders } from '../../src/server/middleware/rate-limit.js';
 import type { Handlers } from '../../src/server/handler-types.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -33,6 +34,8 @@ export interface TestServerOptions {
   store?: Store;
   /** The limiter's counters. @default memoryCounters() */
   counters?: LimitCounters;
+  /** The HTTP server's timeouts (short ones to test slow clients). @default HTTP_TIMEOUTS */
+  timeouts?: Partial<HttpTimeouts>;
 }
 
 /** The real app on a throw-away SQLite file, listening on a free loopback port, with a fake clock. */
@@ -47,6 +50,7 @@ export async function startTestServer(options: TestServerOptions = {}) {
   const clock = new FakeClock();
   const environment = options.environment ?? 'production';
   const limiter = new RateLimiter(options.counters ?? memoryCounters(), clock, options.ban ?? { banAfterRefusals: 10, banSeconds: 600 });
+  const anonymousLimits = options.anonymousLimits ?? { perMinute: 30, perDay: 1000 };
   const app = createApp({
     store,
     limiter,
@@ -55,11 +59,11 @@ export async function startTestServer(options: TestServerOptions = {}) {
       ? pino({ level: 'info' }, { write: (line: string) => void options.logLines!.push(line) })
       : pino({ level: 'silent' }),
     environment,
-    anonymousLimits: options.anonymousLimits ?? { perMinute: 30, perDay: 1000 },
+    anonymousLimits,
     handlers: options.handlers,
     trustProxy: options.trustProxy,
   });
-  const server = createHttpServer(app);
+  const server = createHttpServer(app, { timeouts: options.timeouts, rateLimitHeadersFor: anonymousRateLimitHeaders(limiter, anonymousLimits) });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}/v1`;

@@ -17,18 +17,8 @@ interface ValidatorError {
   errors: { path: string; message: string }[];
 }
 
-/** A failure reported by Express's body parser. */
-interface BodyParserError {
-  type: string;
-  status: number;
-  limit?: number;
-}
-
 const isValidatorError = (e: unknown): e is ValidatorError =>
   typeof e === 'object' && e !== null && typeof (e as ValidatorError).status === 'number' && Array.isArray((e as ValidatorError).errors);
-
-const isBodyParserError = (e: unknown): e is BodyParserError =>
-  typeof e === 'object' && e !== null && typeof (e as BodyParserError).type === 'string' && typeof (e as BodyParserError).status === 'number';
 
 const LOCATION: Record<string, string> = { body: 'body', query: 'query', params: 'path', path: 'path', headers: 'header' };
 
@@ -44,14 +34,6 @@ export function toApiError(error: unknown, req: Request, paths: PathMatcher): Ap
   if (error instanceof ApiError) return error;
   if (error instanceof StoreUnavailableError) {
     return new ServiceUnavailableError('The store is temporarily unavailable; retry after 5 seconds.', 5, { cause: error });
-  }
-  if (isBodyParserError(error)) {
-    if (error.type === 'entity.too.large') return new PayloadTooLargeError(error.limit ?? 0);
-    if (error.type === 'entity.parse.failed') {
-      return new InvalidRequestError([{ field: 'body', message: 'is not valid JSON' }], 'The request body is not valid JSON.');
-    }
-    if (error.type === 'encoding.unsupported' || error.type === 'charset.unsupported') return new UnsupportedMediaTypeError();
-    if (error.status === 400) return new InvalidRequestError([{ field: 'body', message: 'could not be read' }], 'The request body could not be read.');
   }
   if (isValidatorError(error)) {
     switch (error.status) {
@@ -100,6 +82,8 @@ export function errorHandler(paths: PathMatcher): ErrorRequestHandler {
     if (apiError.status === 503) log?.warn({ err: error }, 'dependency unavailable');
     else if (apiError.status >= 500) log?.error({ err: error }, 'request failed');
     res.status(apiError.status).set(apiError.headers);
+    // Answered before the body was read (too large, refused early): close rather than read on.
+    if (!req.complete) res.set('Connection', 'close');
     // Sent as text so the response validator, which wraps res.json, does not re-validate it.
     res.type('application/json').send(JSON.stringify(apiError.toBody()));
   };

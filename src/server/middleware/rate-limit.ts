@@ -15,13 +15,22 @@ export function limitsOf(key: ApiKeyRecord): Limits {
   return PLAN_LIMITS[key.plan];
 }
 
-/** Sets X-RateLimit-Limit/Remaining/Reset from a decision. */
-function setHeaders(res: Parameters<RequestHandler>[1], decision: LimitDecision): void {
-  res.set({
+/** X-RateLimit-Limit/Remaining/Reset of a decision. */
+export function rateLimitHeaders(decision: LimitDecision): Record<string, string> {
+  return {
     'X-RateLimit-Limit': String(decision.limit),
     'X-RateLimit-Remaining': String(decision.remaining),
     'X-RateLimit-Reset': String(decision.resetAt),
-  });
+  };
+}
+
+/**
+ * The rate-limit headers of a client address without a key, read without counting: for the
+ * answers Node gives to requests it refused before they were read (src/server/http-server.ts).
+ */
+export function anonymousRateLimitHeaders(limiter: RateLimiter, anonymousLimits: Limits) {
+  return async (address: string): Promise<Record<string, string>> =>
+    rateLimitHeaders(await limiter.peek(`address:${address}`, anonymousLimits));
 }
 
 /**
@@ -35,7 +44,7 @@ export function rateLimit(limiter: RateLimiter, anonymousLimits: Limits): Reques
     const decision = key
       ? await limiter.check(`key:${key.id}`, limitsOf(key))
       : await limiter.check(`address:${req.ip ?? 'unknown'}`, anonymousLimits);
-    setHeaders(res, decision);
+    res.set(rateLimitHeaders(decision));
     if (decision.outcome === 'banned') throw new KeyBannedError(decision.retryAfter ?? 1, key ? 'key' : 'address');
     if (decision.outcome === 'rate_limited') {
       throw new RateLimitedError(decision.window === 'day' ? 'day' : 'minute', decision.limit, decision.retryAfter ?? 1);

@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPrismProxy, throughPrism, type PrismProxy } from '../support/prism-proxy.js';
+import { startTamperingProxy, type Intercepted } from '../support/tampering-proxy.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+import type { ContractTarget } from './cases.js';
+import type { ContractChecker } from './conformance.js';
+import { runContractCases } from './run-cases.js';
+import { serverTarget } from './server-target.js';
+
+// The Prism target is only worth something if Prism's reports can fail it. Here a tampering
+// proxy between Prism and the real server breaks each response in one known way, and the suite
+// runs with a checker that finds nothing by itself: every failure below is Prism's.
+//   client → prism proxy openapi.yaml → tampering proxy → real server
+
+/** A checker that never objects, so only Prism's reports (and the cases' own status and code checks) remain. */
+const blindChecker = { checkResponse: () => [], checkErrorResponse: () => [] } as unknown as ContractChecker;
+
+let server: TestServer;
+let tampering: { baseUrl: string; close(): Promise<void> };
+let proxy: PrismProxy;
+let target: ContractTarget;
+let tamper: (r: Intercepted) => Intercepted = (r) => r;
+
+beforeAll(async () => {
+  server = await startTestServer({ anonymousLimits: { perMinute: 1000, perDay: 10_000 } });
+  tampering = await startTamperingProxy(server.baseUrl, (r) => tamper(r));
+  proxy = await startPrismProxy(tampering.baseUrl);
+  target = throughPrism(await serverTarget(server), proxy);
+}, 60_000);
+afterAll(async () => {
+  await proxy?.close();
+  await tampering?.close();
+  await server?.close();
+});
+
+/** Runs the suite through Prism with `change` applied to every response of the server. */
+async function runWith(change: (r: Intercepted) => Intercepted) {
+  tamper = change;
+  try {
+    return await runContractCases(target, blindChecker);
+  } finally {
+    tamper = (r) => r;
+  }
+}
+
+/** The cases that check a response of an operation of the contract (Prism has nothing to check the others against). */
+const isOperationCase = (name: string) => /^(listPets|createPet|getPet)/.test(name);
+
+describe("Prism's validation proxy", () => {
+  it('passes the untouched server', async () => {
+    for (const [name, failure] of await runWith((r) => r)) expect(failure, name).toBeNull();
+  });
+
+  it('fails every operation case when X-RateLimit-Remaining is missing', async () => {
+    const outcomes = await runWith((r) => {
+      delete r.headers['x-ratelimit-remaining'];
+      return r;
+    });
+    for (const [name, failure] of outcomes) {
+      if (isOperationCase(name)) expect(failure, name).toMatch(/Prism \(\w+\) at response\.header.*x-ratelimit-remaining/i);
+    }
+  });
+
+  it('fails the error cases when the Error body lacks status', async () => {
+    const outcomes = await runWith((r) => {
+      if (r.status >= 400) {
+        const body = JSON.parse(r.body.toString()) as Record<string, unknown>;
+        delete body.status;
+        r.body = Buffer.from(JSON.stringify(body));
+      }
+      return r;
+    });
+    expect(outcomes.get('listPets without an API key is 401 with WWW-Authenticate and the Error body')).toMatch(/Prism .*at response\.body.*status/);
+    expect(outcomes.get('createPet refuses a body that is not JSON with 415')).toMatch(/Prism .*at response\.body.*status/);
+    expect(outcomes.get('listPets returns 200 with an array of Pet and the rate-limit headers')).toBeNull();
+  });
+
+  it('fails the getPet cases whose response declares Sunset when it has another date', async () => {
+    const outcomes = await runWith((r) => {
+      if (r.headers.sunset) r.headers.sunset = 'Fri, 06 Dec 2030 00:00:00 GMT';
+      return r;
+    });
+    // Prism checks the headers each response object declares: 200 and 404 declare Sunset; the
+    // shared BadRequest and Unauthorized responses do not (the suite's own checker covers those).
+    for (const name of ['getPet returns 200 with the Pet and the deprecation headers', 'getPet of an unknown id is 404 with the Error body and the deprecation headers']) {
+      expect(outcomes.get(name), name).toMatch(/Prism \(Error\) at response\.header\.sunset: .*constant/);
+    }
+    for (const [name, failure] of outcomes) if (!name.startsWith('getPet')) expect(failure, name).toBeNull();
+  });
+
+  it('fails a Pet with a field the contract does not have', async () => {
+    const outcomes = await runWith((r) => {
+      if (r.status === 201) r.body = Buffer.from(JSON.stringify({ ...JSON.parse(r.body.toString()), owner: 'Alice' }));
+      return r;
+    });
+    expect(outcomes.get('createPet returns 201 with the stored Pet')).toMatch(/Prism .*at response\.body/);
+  });
+});

@@ -1,0 +1,20 @@
+import { contractCases, ContractViolationError, type ContractTarget } from './cases.js';
+import type { ContractChecker } from './conformance.js';
+
+/**
+ * Runs every case of the suite against `target` and returns each case's failure message, or
+ * null when it passed; any error other than a contract violation is thrown.
+ */
+export async function runContractCases(target: ContractTarget, checker: ContractChecker): Promise<Map<string, string | null>> {
+  const outcomes = new Map<string, string | null>();
+  for (const c of contractCases) {
+    try {
+      await c.run(target, checker);
+      outcomes.set(c.name, null);
+    } catch (error) {
+      if (!(error instanceof ContractViolationError)) throw error;
+      outcomes.set(c.name, error.message);
+    }
+  }
+  return outcomes;
+}

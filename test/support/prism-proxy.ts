@@ -1,0 +1,62 @@
+import { startPrism } from '../../src/mock/prism-process.js';
+import { SPEC_PATH } from '../../src/spec/load-spec.js';
+import type { ContractTarget } from '../contract/cases.js';
+
+/** A running `prism proxy` in front of a server. */
+export interface PrismProxy {
+  /**
+   * Where clients send requests. Prism matches the contract's paths without the server URL's
+   * `/v1` (it compares servers only when a request names one with `__server`), so this has no
+   * `/v1`; Prism adds the upstream URL's `/v1` when it forwards.
+   */
+  baseUrl: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts Prism's validation proxy (`prism proxy openapi.yaml <upstream>`) in front of
+ * `upstreamBaseUrl` (with its `/v1`). Prism forwards every request unchanged and checks each
+ * response against the contract (status, headers, body), reporting what breaks it in the
+ * `sl-violations` header of the response.
+ *
+ * Without `--errors`, on purpose: with it Prism stops forwarding the requests the suite sends
+ * to see the server refuse them (an invalid query or body gets Prism's own 422, a request
+ * without a key Prism's own 401, a path outside the contract Prism's own 404), so those cases
+ * would check Prism instead of the server. Response violations fail the case either way: see
+ * {@link prismViolations}.
+ */
+export async function startPrismProxy(upstreamBaseUrl: string, log: ((line: string) => void) | null = null): Promise<PrismProxy> {
+  const prism = await startPrism(['proxy', SPEC_PATH, upstreamBaseUrl], { log });
+  return { baseUrl: `http://127.0.0.1:${prism.port}`, close: prism.stop };
+}
+
+interface PrismViolation {
+  location?: (string | number)[];
+  severity?: string;
+  message?: string;
+}
+
+/**
+ * What Prism found wrong with a response, from its `sl-violations` header: every violation
+ * located in the response, whatever its severity. Violations of the request are left out: the
+ * suite sends invalid requests on purpose, and what matters is how the server answers them.
+ */
+export function prismViolations(headers: Headers): string[] {
+  const header = headers.get('sl-violations');
+  if (header === null) return [];
+  let violations: PrismViolation[];
+  try {
+    violations = JSON.parse(header) as PrismViolation[];
+  } catch {
+    // Prism cuts an over-long list and prefixes it ("Too many violations! …").
+    return [`Prism reported violations it could not list in full: ${header.slice(0, 300)}`];
+  }
+  return violations
+    .filter((v) => v.location?.[0] === 'response')
+    .map((v) => `Prism (${v.severity ?? 'unknown severity'}) at ${(v.location ?? []).join('.')}: ${v.message ?? 'violation'}`);
+}
+
+/** `target` reached through a Prism validation proxy: same keys, Prism's base URL, Prism's reports. */
+export function throughPrism(target: ContractTarget, proxy: PrismProxy): ContractTarget {
+  return { baseUrl: proxy.baseUrl, headersFor: (scenario) => target.headersFor(scenario), reportedViolations: prismViolations };
+}
