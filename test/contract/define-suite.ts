@@ -1,16 +1,20 @@
 import { describe, it } from 'vitest';
 import { loadSpec } from '../../src/spec/load-spec.js';
-import { contractCases, type ContractTarget } from './cases.js';
+import { contractCases, type ContractCase, type ContractTarget } from './cases.js';
 import { ContractChecker } from './conformance.js';
 
 /**
  * Registers the contract suite against a target. `getTarget` is called when each case runs, so
  * the target may be started in a `beforeAll` of the calling file.
  */
-export function defineContractSuite(label: string, getTarget: () => ContractTarget): void {
+export function defineContractSuite(
+  label: string,
+  getTarget: () => ContractTarget,
+  { only = () => true }: { only?: (contractCase: ContractCase) => boolean } = {},
+): void {
   const checker = new ContractChecker(loadSpec());
   describe(`contract suite against ${label}`, () => {
-    for (const contractCase of contractCases) {
+    for (const contractCase of contractCases.filter(only)) {
       it(contractCase.name, () => contractCase.run(getTarget(), checker));
     }
   });

@@ -18,26 +18,35 @@ const blindChecker = { checkResponse: () => [], checkErrorResponse: () => [] } a
 let server: TestServer;
 let tampering: { baseUrl: string; close(): Promise<void> };
 let proxy: PrismProxy;
+let refusingProxy: PrismProxy;
 let target: ContractTarget;
+let refusingTarget: ContractTarget;
 let tamper: (r: Intercepted) => Intercepted = (r) => r;
 
 beforeAll(async () => {
   server = await startTestServer({ anonymousLimits: { perMinute: 1000, perDay: 10_000 } });
   tampering = await startTamperingProxy(server.baseUrl, (r) => tamper(r));
-  proxy = await startPrismProxy(tampering.baseUrl);
-  target = throughPrism(await serverTarget(server), proxy);
+  [proxy, refusingProxy] = await Promise.all([startPrismProxy(tampering.baseUrl), startPrismProxy(tampering.baseUrl, { errors: true })]);
+  const direct = await serverTarget(server);
+  target = throughPrism(direct, proxy);
+  refusingTarget = throughPrism(direct, refusingProxy);
 }, 60_000);
 afterAll(async () => {
-  await proxy?.close();
+  await Promise.all([proxy?.close(), refusingProxy?.close()]);
   await tampering?.close();
   await server?.close();
 });
 
-/** Runs the suite through Prism with `change` applied to every response of the server. */
-async function runWith(change: (r: Intercepted) => Intercepted) {
+/**
+ * Runs the suite through Prism with `change` applied to every response of the server; with
+ * `errors`, through `prism proxy --errors` and only the cases that send valid requests.
+ */
+async function runWith(change: (r: Intercepted) => Intercepted, { errors = false } = {}) {
   tamper = change;
   try {
-    return await runContractCases(target, blindChecker);
+    return errors
+      ? await runContractCases(refusingTarget, blindChecker, (c) => c.validRequestsOnly === true)
+      : await runContractCases(target, blindChecker);
   } finally {
     tamper = (r) => r;
   }
@@ -47,8 +56,23 @@ async function runWith(change: (r: Intercepted) => Intercepted) {
 const isOperationCase = (name: string) => /^(listPets|createPet|getPet)/.test(name);
 
 describe("Prism's validation proxy", () => {
-  it('passes the untouched server', async () => {
+  it('passes the untouched server, with and without --errors', async () => {
     for (const [name, failure] of await runWith((r) => r)) expect(failure, name).toBeNull();
+    const refused = await runWith((r) => r, { errors: true });
+    expect(refused.size).toBeGreaterThanOrEqual(7);
+    for (const [name, failure] of refused) expect(failure, name).toBeNull();
+  });
+
+  it('with --errors, answers in place of a response without X-RateLimit-Remaining, failing every case', async () => {
+    const outcomes = await runWith(
+      (r) => {
+        delete r.headers['x-ratelimit-remaining'];
+        return r;
+      },
+      { errors: true },
+    );
+    expect(outcomes.size).toBeGreaterThanOrEqual(7);
+    for (const [name, failure] of outcomes) expect(failure, name).toMatch(/→ 500 /);
   });
 
   it('fails every operation case when X-RateLimit-Remaining is missing', async () => {

@@ -10,18 +10,28 @@ import { serverTarget } from './server-target.js';
 // violation it reports fails the case. test/contract/prism-proxy-detects-violations.test.ts
 // proves that it does report them.
 
+// Twice: with --errors, where Prism refuses invalid requests itself, for the cases that send
+// only valid ones (a response violation becomes Prism's 500); and without, for every case.
+
 let server: TestServer;
-let proxy: PrismProxy;
-let target: ContractTarget;
+let reporting: PrismProxy;
+let refusing: PrismProxy;
+let reportingTarget: ContractTarget;
+let refusingTarget: ContractTarget;
 
 beforeAll(async () => {
   server = await startTestServer();
-  proxy = await startPrismProxy(server.baseUrl);
-  target = throughPrism(await serverTarget(server), proxy);
+  [reporting, refusing] = await Promise.all([startPrismProxy(server.baseUrl), startPrismProxy(server.baseUrl, { errors: true })]);
+  const direct = await serverTarget(server);
+  reportingTarget = throughPrism(direct, reporting);
+  refusingTarget = throughPrism(direct, refusing);
 }, 60_000);
 afterAll(async () => {
-  await proxy?.close();
+  await Promise.all([reporting?.close(), refusing?.close()]);
   await server?.close();
 });
 
-defineContractSuite("the real server through Prism's validation proxy (prism proxy openapi.yaml)", () => target);
+defineContractSuite("the real server through Prism's validation proxy (prism proxy openapi.yaml --errors)", () => refusingTarget, {
+  only: (contractCase) => contractCase.validRequestsOnly === true,
+});
+defineContractSuite("the real server through Prism's validation proxy, reporting (prism proxy openapi.yaml)", () => reportingTarget);

@@ -15,18 +15,23 @@ export interface PrismProxy {
 
 /**
  * Starts Prism's validation proxy (`prism proxy openapi.yaml <upstream>`) in front of
- * `upstreamBaseUrl` (with its `/v1`). Prism forwards every request unchanged and checks each
- * response against the contract (status, headers, body), reporting what breaks it in the
+ * `upstreamBaseUrl` (with its `/v1`). Prism forwards requests unchanged and checks each response
+ * against the contract (status, headers, body), reporting what breaks it in the
  * `sl-violations` header of the response.
  *
- * Without `--errors`, on purpose: with it Prism stops forwarding the requests the suite sends
- * to see the server refuse them (an invalid query or body gets Prism's own 422, a request
- * without a key Prism's own 401, a path outside the contract Prism's own 404), so those cases
- * would check Prism instead of the server. Response violations fail the case either way: see
- * {@link prismViolations}.
+ * With `errors` (`--errors`), Prism also turns every violation into an error answer of its own:
+ * an invalid request is refused by Prism (its own 422, or 401 without a key, or 404 off the
+ * contract) without reaching the server, and an invalid response becomes Prism's 500. So the
+ * suite runs twice: its cases that send only valid requests through `--errors`, where any
+ * response violation turns into a wrong status; and every case without it, where the
+ * deliberately invalid requests reach the server and {@link prismViolations} fails a case on
+ * each response violation Prism reports.
  */
-export async function startPrismProxy(upstreamBaseUrl: string, log: ((line: string) => void) | null = null): Promise<PrismProxy> {
-  const prism = await startPrism(['proxy', SPEC_PATH, upstreamBaseUrl], { log });
+export async function startPrismProxy(
+  upstreamBaseUrl: string,
+  { errors = false, log = null }: { errors?: boolean; log?: ((line: string) => void) | null } = {},
+): Promise<PrismProxy> {
+  const prism = await startPrism(['proxy', SPEC_PATH, upstreamBaseUrl, ...(errors ? ['--errors'] : [])], { log });
   return { baseUrl: `http://127.0.0.1:${prism.port}`, close: prism.stop };
 }
 
