@@ -20,6 +20,7 @@ import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
 import { strictParameters } from './middleware/strict-parameters.js';
 import { verifyExactNumbers } from './middleware/exact-numbers.js';
+import { requiredBody } from './middleware/required-body.js';
 import { routeGuard } from './middleware/route-guard.js';
 import { validate } from './middleware/validate.js';
 import { mountOperations } from './mount-operations.js';
@@ -57,7 +58,7 @@ function bodyParsers(operations: OperationInfo[]) {
 /**
  * Builds the Express app. A request goes: request id and log → deprecation headers → key →
  * rate limit → 401 without a key → 404/405 for what the contract does not have → sunset gate →
- * body → contract validation → Idempotency-Key → handler (by operationId) → store; anything
+ * a required body present → body → contract validation → Idempotency-Key → handler (by operationId) → store; anything
  * thrown ends in the error handler as the Error body.
  */
 export function createApp(deps: AppDependencies): Express {
@@ -95,6 +96,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(requireKey);
   app.use(routeGuard(paths));
   app.use(sunsetGate);
+  app.use(basePath, requiredBody(doc, operations));
   app.use(basePath, bodyParsers(operations));
   app.use(basePath, strictParameters(doc, operations));
   app.use(validate(doc));

@@ -11,6 +11,7 @@ import { memoryCounters, RateLimiter, type BanPolicy, type LimitCounters } from 
 import type { Limits, Plan } from '../../src/limits/plans.js';
 import { createApp } from '../../src/server/app.js';
 import { createHttpServer } from '../../src/server/http-server.js';
+import type { OpenApiDocument } from '../../src/spec/load-spec.js';
 import type { Handlers } from '../../src/server/handler-types.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -33,6 +34,8 @@ export interface TestServerOptions {
   store?: Store;
   /** The limiter's counters. @default memoryCounters() */
   counters?: LimitCounters;
+  /** The contract the app serves and validates against. @default openapi.yaml */
+  spec?: OpenApiDocument;
 }
 
 /** The real app on a throw-away SQLite file, listening on a free loopback port, with a fake clock. */
@@ -58,6 +61,7 @@ export async function startTestServer(options: TestServerOptions = {}) {
     anonymousLimits: options.anonymousLimits ?? { perMinute: 30, perDay: 1000 },
     handlers: options.handlers,
     trustProxy: options.trustProxy,
+    spec: options.spec,
   });
   const server = createHttpServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
