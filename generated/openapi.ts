@@ -72,7 +72,7 @@ export interface components {
          */
         CategoryId: number;
         /**
-         * @description The animal's name, 1 to 100 characters, not only white space, without control characters.
+         * @description The animal's name, 1 to 100 characters, not only white space, without control characters or unpaired surrogates (`\uD800`-`\uDFFF` alone, which no store can keep).
          * @example Rex
          */
         PetName: string;

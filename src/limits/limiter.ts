@@ -41,6 +41,7 @@ export interface BanPolicy {
 /**
  * Refusals within this many seconds of a window's first refusal do not count towards a ban:
  * they are requests that were already on their way when the client was first told to wait.
+ * Measured in milliseconds, so the grace is never shorter than this.
  */
 export const REFUSAL_GRACE_SECONDS = 2;
 
@@ -101,12 +102,12 @@ export class RateLimiter {
     }
 
     const minuteState = { window: 'minute' as const, limit: limits.perMinute, used: minute.consumedPoints, resetAt: (minuteIndex + 1) * WINDOWS.minute };
-    if (minuteState.used > minuteState.limit) return this.refuse(subject, minuteState, nowSec, minuteIndex);
+    if (minuteState.used > minuteState.limit) return this.refuse(subject, minuteState, nowMs, minuteIndex);
 
     const dayIndex = Math.floor(nowSec / WINDOWS.day);
     const day = await this.counters.day.consume(`${subject}:${dayIndex}`);
     const dayState = { window: 'day' as const, limit: limits.perDay, used: day.consumedPoints, resetAt: (dayIndex + 1) * WINDOWS.day };
-    if (dayState.used > dayState.limit) return this.refuse(subject, dayState, nowSec, dayIndex);
+    if (dayState.used > dayState.limit) return this.refuse(subject, dayState, nowMs, dayIndex);
 
     const minuteLeft = minuteState.limit - minuteState.used;
     const dayLeft = dayState.limit - dayState.used;
@@ -155,9 +156,10 @@ export class RateLimiter {
   private async refuse(
     subject: string,
     state: { window: 'minute' | 'day'; limit: number; resetAt: number },
-    nowSec: number,
+    nowMs: number,
     windowIndex: number,
   ): Promise<LimitDecision> {
+    const nowSec = Math.floor(nowMs / 1000);
     const refused = {
       outcome: 'rate_limited' as const,
       window: state.window,
@@ -168,13 +170,14 @@ export class RateLimiter {
     };
     const key = `${subject}:${state.window}:${windowIndex}`;
     const ttl = Math.max(1, state.resetAt - nowSec);
-    // The first refusal of the window is remembered (its time, in Unix seconds) and not counted.
-    const first = await this.counters.refusals.get(`${key}:first`);
+    // The first refusal of the window is remembered (its time, in Unix milliseconds) and not
+    // counted, nor are those of the grace after it.
+    const first = await this.counters.refusals.get(`${key}:first-ms`);
     if (!first) {
-      await this.counters.refusals.set(`${key}:first`, nowSec, ttl);
+      await this.counters.refusals.set(`${key}:first-ms`, nowMs, ttl);
       return refused;
     }
-    if (nowSec - first.consumedPoints < REFUSAL_GRACE_SECONDS) return refused;
+    if (nowMs - first.consumedPoints < REFUSAL_GRACE_SECONDS * 1000) return refused;
     const refusals = await this.counters.refusals.consume(key, 1, { customDuration: ttl });
     if (refusals.consumedPoints > this.policy.banAfterRefusals) {
       const until = nowSec + this.policy.banSeconds;

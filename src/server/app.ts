@@ -49,7 +49,7 @@ export interface AppDependencies {
 /**
  * Builds the Express app. A request goes: request id and log → deprecation headers → key →
  * rate limit → 401 without a key → 404/405 for what the contract does not have → sunset gate →
- * body → contract validation → Idempotency-Key → handler (by operationId) → store; anything
+ * a required body present → body → contract validation → Idempotency-Key → handler (by operationId) → store; anything
  * thrown ends in the error handler as the Error body.
  */
 export function createApp(deps: AppDependencies): Express {

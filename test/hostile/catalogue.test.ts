@@ -157,6 +157,9 @@ const BODIES: Row[] = [
   badBody('a name of spaces', '{"name":"   ","categoryId":3}', 'body.name'),
   badBody('a name of 101 characters', JSON.stringify({ name: 'x'.repeat(101), categoryId: 3 }), 'body.name'),
   badBody('a NUL in the name', '{"name":"Re\\u0000x","categoryId":3}', 'body.name'),
+  // Found by the property tests: a lone surrogate was stored as U+FFFD and answered 201.
+  badBody('an unpaired high surrogate in the name', '{"name":"\\ud83dA","categoryId":3}', 'body.name'),
+  badBody('an unpaired low surrogate as the name', '{"name":"\\udc15","categoryId":3}', 'body.name'),
   badBody('a newline in the name', '{"name":"Re\\nx","categoryId":3}', 'body.name'),
   badBody('a 10 KB name', JSON.stringify({ name: 'x'.repeat(10 * KB), categoryId: 3 }), 'body.name'),
   badBody('status "Available"', '{"name":"Rex","categoryId":3,"status":"Available"}', 'body.status'),

@@ -46,6 +46,13 @@ describe('POST /v1/pets', () => {
     expect(data?.name).toBe('Agent 1e3 / 3.0');
   });
 
+  it('keeps names of any script and emoji (surrogate pairs) exactly', async () => {
+    const { data, response } = await server.client(key).POST('/pets', { body: { name: 'Rex 🐕 中文 é', categoryId: 3 } });
+    expect(response.status).toBe(201);
+    expect(data?.name).toBe('Rex 🐕 中文 é');
+    expect((await server.store.getPet(data!.id))?.name).toBe('Rex 🐕 中文 é');
+  });
+
   it('takes a gzip-encoded body, checked like any other once inflated', async () => {
     const response = await fetch(`${server.baseUrl}/pets`, {
       method: 'POST',

@@ -109,6 +109,21 @@ describe('rate limits per key', () => {
     expect(codes.filter((c) => c === 'rate_limited')).toHaveLength(40);
   });
 
+  // Found by npm run load: the grace was counted in whole seconds, so it could be as short as 1.001 s.
+  it('does not count refusals for a full 2 s after the first, even when that one came late in its second', async () => {
+    const key = await server.newKey('enterprise', { perMinute: 1, perDay: 100 });
+    server.clock.set('2026-06-01T12:00:10.900Z');
+    expect((await call(key)).status).toBe(200);
+    expect((await call(key)).code).toBe('rate_limited');
+    // 1.2 s after the first refusal, in the second after next: requests still on their way.
+    server.clock.set('2026-06-01T12:00:12.100Z');
+    for (let i = 0; i < 15; i++) expect((await call(key)).code).toBe('rate_limited');
+    // After the grace they count: the eleventh bans.
+    server.clock.set('2026-06-01T12:00:12.950Z');
+    for (let i = 0; i < 10; i++) expect((await call(key)).code).toBe('rate_limited');
+    expect((await call(key)).code).toBe('key_temporarily_banned');
+  });
+
   it('does not use up the day when the minute window refuses, and reports the window closest to running out', async () => {
     const key = await server.newKey('enterprise', { perMinute: 2, perDay: 3 });
     expect(await call(key)).toMatchObject({ status: 200, limit: 2, remaining: 1 });

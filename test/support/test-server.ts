@@ -12,6 +12,7 @@ import type { Limits, Plan } from '../../src/limits/plans.js';
 import { createApp } from '../../src/server/app.js';
 import { createHttpServer, type HttpTimeouts } from '../../src/server/http-server.js';
 import { anonymousRateLimitHeaders } from '../../src/server/middleware/rate-limit.js';
+import type { OpenApiDocument } from '../../src/spec/load-spec.js';
 import type { Handlers } from '../../src/server/handler-types.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -36,6 +37,8 @@ export interface TestServerOptions {
   counters?: LimitCounters;
   /** The HTTP server's timeouts (short ones to test slow clients). @default HTTP_TIMEOUTS */
   timeouts?: Partial<HttpTimeouts>;
+  /** The contract the app serves and validates against. @default openapi.yaml */
+  spec?: OpenApiDocument;
 }
 
 /** The real app on a throw-away SQLite file, listening on a free loopback port, with a fake clock. */
@@ -62,6 +65,7 @@ export async function startTestServer(options: TestServerOptions = {}) {
     anonymousLimits,
     handlers: options.handlers,
     trustProxy: options.trustProxy,
+    spec: options.spec,
   });
   const server = createHttpServer(app, { timeouts: options.timeouts, rateLimitHeadersFor: anonymousRateLimitHeaders(limiter, anonymousLimits) });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));

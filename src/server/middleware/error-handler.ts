@@ -22,9 +22,15 @@ const isValidatorError = (e: unknown): e is ValidatorError =>
 
 const LOCATION: Record<string, string> = { body: 'body', query: 'query', params: 'path', path: 'path', headers: 'header' };
 
-/** `/body/categoryId` → `body.categoryId`; `/query/limit` → `query.limit`; `/params/petId` → `path.petId`. */
+/**
+ * `/body/categoryId` → `body.categoryId`; `/query/limit` → `query.limit`; `/params/petId` →
+ * `path.petId`. A path in slashes is split on slashes only, so a name with dots (`a..b`) is kept.
+ */
 function fieldOf(path: string): string {
-  const parts = path.replace(/^\.?\/?/, '').split(/[/.]/).filter(Boolean);
+  const trimmed = path.replace(/^\.?\/?/, '');
+  const parts = (path.includes('/') ? trimmed.split('/') : trimmed.split('.'))
+    .filter(Boolean)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
   const [where, ...rest] = parts;
   return [LOCATION[where ?? ''] ?? where ?? 'request', ...rest].join('.');
 }

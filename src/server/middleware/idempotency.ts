@@ -12,7 +12,7 @@ import { operationRouter } from '../routing.js';
 export const IDEMPOTENCY_TIMING = { retentionMs: 24 * 60 * 60 * 1000, lockMs: 30_000 } as const;
 
 /** JSON with object keys sorted, so the same body always has the same fingerprint. */
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
     return `{${Object.keys(value)

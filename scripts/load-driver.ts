@@ -1,0 +1,123 @@
+/** One API key driven at a multiple of its limit, and what it got back (used by scripts/load.ts). */
+import type { Limits, Plan } from '../src/limits/plans.js';
+
+/** How a driven key behaves when refused. */
+export type Manner = 'ignores-retry-after' | 'honours-retry-after';
+
+/** What one key sent and got. */
+export interface Tally {
+  plan: Plan;
+  manner: Manner;
+  limits: Limits;
+  sent: number;
+  /** Answers that passed the limiter: anything but 429 (2xx, and 4xx about the request itself). */
+  accepted: number;
+  rateLimited: number;
+  banned: number;
+  serverErrors: number;
+  /** Requests that got no HTTP answer (connection refused or reset). */
+  networkErrors: number;
+  firstSentAt: number;
+  lastAnsweredAt: number;
+}
+
+/**
+ * At most this many requests of one key wait for their answer; the schedule is kept otherwise.
+ * A client that honours Retry-After sends one at a time (as the typed client does), so it
+ * never has requests on their way when it is told to wait.
+ */
+const MAX_IN_FLIGHT: Record<Manner, number> = { 'ignores-retry-after': 64, 'honours-retry-after': 1 };
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+/** The next request of a key: mostly lists, some creations and fetches, like an application would. */
+function nextRequest(baseUrl: string, key: string, i: number): [string, RequestInit] {
+  const headers = { Authorization: `Bearer ${key}` };
+  if (i % 10 < 2) {
+    const body = JSON.stringify({ name: `Load ${i}`, categoryId: (i % 7) + 1 });
+    return [`${baseUrl}/pets`, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body }];
+  }
+  if (i % 10 === 2) return [`${baseUrl}/pets/${(i % 50) + 1}`, { headers }];
+  return [`${baseUrl}/pets?limit=20`, { headers }];
+}
+
+/**
+ * Sends requests with `key` at `rate` times its per-minute limit, spread evenly, until
+ * `endAt`. A key that ignores Retry-After keeps to the schedule when refused (and gets banned);
+ * one that honours it sends nothing more until Retry-After has passed. The tally fills as
+ * answers come; `done` resolves once the last one has.
+ */
+export function driveKey(options: {
+  baseUrl: string;
+  key: string;
+  plan: Plan;
+  manner: Manner;
+  limits: Limits;
+  rate: number;
+  endAt: number;
+}): { tally: Tally; done: Promise<void> } {
+  const { baseUrl, key, plan, manner, limits, rate, endAt } = options;
+  const tally: Tally = {
+    plan,
+    manner,
+    limits,
+    sent: 0,
+    accepted: 0,
+    rateLimited: 0,
+    banned: 0,
+    serverErrors: 0,
+    networkErrors: 0,
+    firstSentAt: Date.now(),
+    lastAnsweredAt: Date.now(),
+  };
+  const intervalMs = 60_000 / (limits.perMinute * rate);
+  const inFlight = new Set<Promise<void>>();
+  let pausedUntil = 0;
+  const start = Date.now();
+  return { tally, done: send() };
+
+  async function send(): Promise<void> {
+    for (let i = 0; ; i++) {
+      const due = start + i * intervalMs;
+      if (due >= endAt) break;
+      await sleep(due - Date.now());
+      if (Date.now() < pausedUntil) continue;
+      while (inFlight.size >= MAX_IN_FLIGHT[manner]) await Promise.race(inFlight);
+      if (Date.now() < pausedUntil || Date.now() >= endAt) continue;
+      const [url, init] = nextRequest(baseUrl, key, i);
+      tally.sent++;
+      const request: Promise<void> = fetch(url, init)
+        .then(async (response) => {
+          const text = await response.text();
+          if (response.status >= 500) tally.serverErrors++;
+          if (response.status === 429) {
+            const code = (JSON.parse(text) as { code?: string }).code;
+            if (code === 'key_temporarily_banned') tally.banned++;
+            else tally.rateLimited++;
+            if (manner === 'honours-retry-after') {
+              pausedUntil = Math.max(pausedUntil, Date.now() + Number(response.headers.get('Retry-After') ?? 1) * 1000);
+            }
+          } else {
+            tally.accepted++;
+          }
+        })
+        .catch(() => void tally.networkErrors++)
+        .finally(() => {
+          tally.lastAnsweredAt = Date.now();
+          inFlight.delete(request);
+        });
+      inFlight.add(request);
+    }
+    await Promise.all(inFlight);
+  }
+}
+
+/**
+ * The most requests the key may have had accepted between its first request and its last
+ * answer: its limit times the fixed windows (minutes ending on the minute, days at midnight
+ * UTC) that span touched, the smaller of the two.
+ */
+export function allowedFor(tally: Tally): number {
+  const windows = (ms: number) => Math.floor(tally.lastAnsweredAt / ms) - Math.floor(tally.firstSentAt / ms) + 1;
+  return Math.min(tally.limits.perMinute * windows(60_000), tally.limits.perDay * windows(86_400_000));
+}
