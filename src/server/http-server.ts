@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, IncomingMessage, ServerResponse, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Express } from 'express';
 
@@ -13,11 +13,33 @@ function sendRaw(socket: Socket, status: number, reason: string, body: object): 
 }
 
 /**
+ * A constructor for Node's http server whose instances are already `app.request` (or
+ * `app.response`) objects: the prototype is set once, here, instead of Express swapping the
+ * prototype of every request and response (express/lib/application.js, `app.handle`), which
+ * V8 punishes on every later property access (expressjs/express#5998). Express's own
+ * `Object.setPrototypeOf` then finds the prototype in place and changes nothing.
+ */
+function withPrototype<T extends typeof IncomingMessage | typeof ServerResponse>(base: T, prototype: object): T {
+  const init = base as unknown as (this: object, ...args: unknown[]) => void;
+  function Constructed(this: object, ...args: unknown[]) {
+    init.apply(this, args);
+  }
+  Constructed.prototype = prototype;
+  return Constructed as unknown as T;
+}
+
+/**
  * The HTTP server around the app. Requests Node refuses before Express sees them get the
  * contract's Error body too: headers over the size limit (431) and malformed HTTP (400).
  */
 export function createHttpServer(app: Express): Server {
-  const server = createServer(app);
+  const server = createServer(
+    {
+      IncomingMessage: withPrototype(IncomingMessage, app.request),
+      ServerResponse: withPrototype(ServerResponse, app.response),
+    },
+    app,
+  );
   server.headersTimeout = HTTP_TIMEOUTS.headersTimeoutMs;
   server.requestTimeout = HTTP_TIMEOUTS.requestTimeoutMs;
   server.keepAliveTimeout = HTTP_TIMEOUTS.keepAliveTimeoutMs;
