@@ -26,6 +26,12 @@ interface PetRow {
 
 const toPet = (row: PetRow): Pet => ({ id: row.id, name: row.name, categoryId: row.category_id, status: row.status });
 
+/** A pets row read with `.raw(true)`: the columns in select order, without an object per row. */
+type RawPetRow = [id: number, name: string, categoryId: number, status: PetStatus];
+
+/** Keys remembered at most; past that the cache starts again (a guard against sprayed keys). */
+const KEY_CACHE_LIMIT = 10_000;
+
 
 /** Applies the migrations the database has not seen yet; returns how many it applied. */
 export function migrate(db: Database.Database, migrations: Migration[] = SQLITE_MIGRATIONS): number {
@@ -63,12 +69,20 @@ export class SqliteStore implements Store {
   readonly engine = 'sqlite' as const;
   private readonly db: Database.Database;
   private readonly statements;
+  /**
+   * API keys by hash, as last read. Valid while `PRAGMA data_version` stays what it was when
+   * they were read (another connection's commit, such as the keys CLI revoking a key, moves it)
+   * and this connection writes no key (insertKey and revokeKey clear it).
+   */
+  private readonly keysByHash = new Map<string, ApiKeyRecord>();
+  private dataVersion: number | null = null;
 
   private constructor(db: Database.Database) {
     this.db = db;
     this.statements = {
-      listAll: db.prepare('SELECT id, name, category_id, status FROM pets WHERE id > ? ORDER BY id LIMIT ?'),
-      listByStatus: db.prepare('SELECT id, name, category_id, status FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?'),
+      listAll: db.prepare('SELECT id, name, category_id, status FROM pets WHERE id > ? ORDER BY id LIMIT ?').raw(true),
+      listByStatus: db.prepare('SELECT id, name, category_id, status FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?').raw(true),
+      dataVersion: db.prepare('PRAGMA data_version').pluck(),
       insertPet: db.prepare('INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?) RETURNING id, name, category_id, status'),
       getPet: db.prepare('SELECT id, name, category_id, status FROM pets WHERE id = ?'),
       insertKey: db.prepare(
@@ -117,8 +131,13 @@ export class SqliteStore implements Store {
   async listPets({ limit, status, afterId = 0 }: PetPageQuery): Promise<Pet[]> {
     const rows = (
       status === undefined ? this.statements.listAll.all(afterId, limit) : this.statements.listByStatus.all(status, afterId, limit)
-    ) as PetRow[];
-    return rows.map(toPet);
+    ) as RawPetRow[];
+    const pets: Pet[] = new Array(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const [id, name, categoryId, petStatus] = rows[i]!;
+      pets[i] = { id, name, categoryId, status: petStatus };
+    }
+    return pets;
   }
 
   async createPet(pet: PetToCreate, idempotency?: IdempotencyScope): Promise<Pet> {
@@ -157,11 +176,28 @@ export class SqliteStore implements Store {
 
   async insertKey(record: ApiKeyRecord): Promise<void> {
     this.statements.insertKey.run(record);
+    this.keysByHash.clear();
+  }
+
+  /** Forgets the cached keys when another connection has committed since they were read. */
+  private dropStaleKeys(): void {
+    const version = this.statements.dataVersion.get() as number;
+    if (version !== this.dataVersion) {
+      this.keysByHash.clear();
+      this.dataVersion = version;
+    }
   }
 
   async findKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+    this.dropStaleKeys();
+    const cached = this.keysByHash.get(hash);
+    if (cached) return { ...cached };
     const row = this.statements.keyByHash.get(hash) as KeyRow | undefined;
-    return row && toKey(row);
+    if (!row) return undefined;
+    const key = toKey(row);
+    if (this.keysByHash.size >= KEY_CACHE_LIMIT) this.keysByHash.clear();
+    this.keysByHash.set(hash, key);
+    return { ...key };
   }
 
   async listKeys(): Promise<ApiKeyRecord[]> {
@@ -170,6 +206,7 @@ export class SqliteStore implements Store {
 
   async revokeKey(id: string, at: Date): Promise<ApiKeyRecord | undefined> {
     const row = this.statements.revokeKey.get(at.toISOString(), id) as KeyRow | undefined;
+    this.keysByHash.clear();
     return row && toKey(row);
   }
 
