@@ -20,10 +20,11 @@ import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
 import { strictParameters } from './middleware/strict-parameters.js';
 import { verifyExactNumbers } from './middleware/exact-numbers.js';
+import { matchOperation } from './middleware/match-operation.js';
 import { routeGuard } from './middleware/route-guard.js';
 import { validate } from './middleware/validate.js';
 import { mountOperations } from './mount-operations.js';
-import { operationRouter, PathMatcher } from './routing.js';
+import { PathMatcher, perOperation } from './routing.js';
 
 /** Largest request body accepted, in bytes (the contract's PayloadTooLarge says 16 KiB). */
 export const BODY_LIMIT_BYTES = 16 * 1024;
@@ -48,14 +49,13 @@ export interface AppDependencies {
 
 /** JSON body parsing for the operations that take a body, and for no other request. */
 function bodyParsers(operations: OperationInfo[]) {
-  const router = operationRouter();
   const json = express.json({ limit: BODY_LIMIT_BYTES, strict: false, verify: verifyExactNumbers });
-  for (const op of operations) if (op.hasRequestBody) router[op.method](op.expressPath, json);
-  return router;
+  return perOperation(operations, (op) => (op.hasRequestBody ? json : undefined));
 }
 
 /**
- * Builds the Express app. A request goes: request id and log → deprecation headers → key →
+ * Builds the Express app. A request goes: request id and log → the contract's operation for its
+ * method and path, found once → deprecation headers → key →
  * rate limit → 401 without a key → 404/405 for what the contract does not have → sunset gate →
  * body → contract validation → Idempotency-Key → handler (by operationId) → store; anything
  * thrown ends in the error handler as the Error body.
@@ -88,21 +88,19 @@ export function createApp(deps: AppDependencies): Express {
 
   app.use(contractDocuments(doc, specText, deps.docsPath));
 
-  const { headers: deprecationHeaders, gate: sunsetGate } = deprecation(paths, basePath, deps.clock);
+  const { headers: deprecationHeaders, gate: sunsetGate } = deprecation(operations, basePath, deps.clock);
+  app.use(matchOperation(paths));
   app.use(deprecationHeaders);
   app.use(authenticate(deps.store, deps.environment));
   app.use(rateLimit(deps.limiter, deps.anonymousLimits));
   app.use(requireKey);
-  app.use(routeGuard(paths));
+  app.use(routeGuard);
   app.use(sunsetGate);
-  app.use(basePath, bodyParsers(operations));
-  app.use(basePath, strictParameters(doc, operations));
+  app.use(bodyParsers(operations));
+  app.use(strictParameters(doc, operations));
   app.use(validate(doc));
-  app.use(basePath, idempotency(operations, deps.store, deps.clock));
-  app.use(
-    basePath,
-    mountOperations(operations, deps.handlers ?? generatedHandlers, { store: deps.store, clock: deps.clock, basePath }),
-  );
+  app.use(idempotency(operations, deps.store, deps.clock));
+  app.use(mountOperations(operations, deps.handlers ?? generatedHandlers, { store: deps.store, clock: deps.clock, basePath }));
   app.use((req, _res, next) => next(new NotFoundError(`No route ${req.method} ${req.path}.`)));
   app.use(errorHandler(paths));
   return app;
