@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { Result } from 'autocannon';
 
-const AUTOCANNON = fileURLToPath(new URL('../node_modules/autocannon/autocannon.js', import.meta.url));
+const WORKER = fileURLToPath(new URL('./load-worker.ts', import.meta.url));
 
 /** One load run against one URL. */
 export interface LoadSpec {
@@ -11,6 +12,8 @@ export interface LoadSpec {
   body?: string;
   connections: number;
   durationSeconds: number;
+  /** Paths (with query) to take in turn, one per request, instead of the URL's. */
+  paths?: string[];
 }
 
 /** What one load run measured. */
@@ -25,31 +28,21 @@ export interface LoadResult {
 }
 
 /**
- * Runs autocannon in its own process (so the load generator never shares a process with a
- * server) and reads its JSON result.
+ * Runs autocannon in its own process, load-worker.ts (so the load generator never shares a
+ * process with a server), and reads its result.
  */
 export function runLoad(spec: LoadSpec): Promise<LoadResult> {
-  const args = [AUTOCANNON, '--json', '--no-progress', '-c', String(spec.connections), '-d', String(spec.durationSeconds)];
-  args.push('-m', spec.method ?? 'GET');
-  for (const [name, value] of Object.entries(spec.headers ?? {})) args.push('-H', `${name}=${value}`);
-  if (spec.body !== undefined) args.push('-b', spec.body);
-  args.push(spec.url);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', WORKER], { stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdin.end(JSON.stringify(spec));
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
     child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`autocannon exited with ${String(code)}:\n${stderr}`));
-      const result = JSON.parse(stdout) as {
-        requests: { average: number; total: number };
-        latency: { p50: number; p99: number };
-        non2xx: number;
-        errors: number;
-        timeouts: number;
-      };
+      if (code !== 0) return reject(new Error(`the load generator exited with ${String(code)}:\n${stderr}`));
+      const result = JSON.parse(stdout) as Result;
       resolve({
         requestsPerSecond: result.requests.average,
         p50Ms: result.latency.p50,

@@ -23,7 +23,8 @@ process; the load comes from autocannon, in its own process. The measurements ar
 interleaved rounds (the order rotates each round) and the table shows medians:
 
   GET /v1/pets?limit=20 on the three servers, and POST /v1/pets on the full stack;
-  a deep, filtered page (status and cursor) with 10,000 and with 1,000,000 animals;
+  filtered pages (status and cursor) from all over a store of 10,000 and of 1,000,000
+  animals, 10,000 different ones in turn, so no cache answers them;
   time from process start to the first 200, and resident memory after the load.
 
 It seeds throw-away SQLite files (deleted at the end), takes about three minutes with the
@@ -57,8 +58,24 @@ function progress(text: string): void {
   else if (text !== '') process.stderr.write(`${text}\n`);
 }
 
-/** A deep page filtered by status: the keyset query that would suffer first from a large table. */
-const deepPagePath = (animals: number) => `/v1/pets?limit=20&status=pending&cursor=${encodeCursor(Math.floor(animals / 2))}`;
+/** Distinct pages each list-size measurement goes through, one per request, in turn. */
+const DEEP_PAGES = 10_000;
+
+/**
+ * Filtered pages (status and cursor) from all over a store of `animals`: the keyset query that a
+ * large table would slow down first. They are many, so the server's page cache (which keeps at
+ * most 1,000) does not answer them: this measures the store.
+ */
+function deepPagePaths(animals: number): string[] {
+  const paths: string[] = [];
+  // A stride coprime with the count visits every slot once, in an order without locality.
+  for (let i = 0, slot = 0; i < DEEP_PAGES; i++, slot = (slot + 7_919) % DEEP_PAGES) {
+    const afterId = 1 + Math.floor((slot * (animals - 100)) / DEEP_PAGES);
+    paths.push(`/v1/pets?limit=20&status=pending&cursor=${encodeCursor(afterId)}`);
+  }
+  return paths;
+}
+const DEEP_PAGE_LABEL = `/v1/pets?limit=20&status=pending&cursor=… (${DEEP_PAGES.toLocaleString('en-US')} pages)`;
 
 /** The service as `npm start` runs it, in production mode, on the SQLite file `databasePath`. */
 function fullStack(name: string, databasePath: string, key: string): ServerSpec {
@@ -135,8 +152,20 @@ async function main(): Promise<void> {
         path: '/v1/pets',
         spec: load(full, '/v1/pets', { method: 'POST', headers: { ...auth(key), 'Content-Type': 'application/json' }, body: NEW_PET }),
       },
-      { id: 'list_small', server: small, method: 'GET', path: deepPagePath(SMALL), spec: load(small, deepPagePath(SMALL), { headers: auth(smallKey) }) },
-      { id: 'list_large', server: big, method: 'GET', path: deepPagePath(large), spec: load(big, deepPagePath(large), { headers: auth(largeKey) }) },
+      {
+        id: 'list_small',
+        server: small,
+        method: 'GET',
+        path: DEEP_PAGE_LABEL,
+        spec: load(small, LIST_PATH, { headers: auth(smallKey), paths: deepPagePaths(SMALL) }),
+      },
+      {
+        id: 'list_large',
+        server: big,
+        method: 'GET',
+        path: DEEP_PAGE_LABEL,
+        spec: load(big, LIST_PATH, { headers: auth(largeKey), paths: deepPagePaths(large) }),
+      },
     ];
 
     const measure = async (step: (typeof plan)[number], durationSeconds: number): Promise<LoadResult> => {

@@ -60,6 +60,23 @@ describe('SQLite store file', () => {
     await store.close();
   });
 
+  it('lists an animal another connection added on the next read, and its own at once, though it caches pages', async () => {
+    const path = freshPath();
+    const store = SqliteStore.open(path);
+    await store.createPet({ name: 'Rex', categoryId: 1, status: 'available' });
+    const names = async () => (await store.listPets({ limit: 10 })).map((p) => p.name);
+    expect(await names()).toEqual(['Rex']);
+    const other = new Database(path);
+    other.prepare("INSERT INTO pets (name, category_id, status) VALUES ('Tom', 2, 'available')").run();
+    expect(await names()).toEqual(['Rex', 'Tom']);
+    other.prepare("UPDATE pets SET name = 'Tim' WHERE name = 'Tom'").run();
+    expect(await names()).toEqual(['Rex', 'Tim']);
+    other.close();
+    await store.createPet({ name: 'Nemo', categoryId: 3, status: 'available' });
+    expect(await names()).toEqual(['Rex', 'Tim', 'Nemo']);
+    await store.close();
+  });
+
   it('refuses a database written by a newer release', () => {
     const path = freshPath();
     SqliteStore.open(path).close();

@@ -15,6 +15,7 @@ import type {
   Store,
 } from '../store.js';
 import { SQLITE_MIGRATIONS, type Migration } from './migrations.js';
+import { ReadCache } from './read-cache.js';
 
 interface PetRow {
   id: number;
@@ -29,8 +30,8 @@ const toPet = (row: PetRow): Pet => ({ id: row.id, name: row.name, categoryId: r
 /** A pets row read with `.raw(true)`: the columns in select order, without an object per row. */
 type RawPetRow = [id: number, name: string, categoryId: number, status: PetStatus];
 
-/** Keys remembered at most; past that the cache starts again (a guard against sprayed keys). */
-const KEY_CACHE_LIMIT = 10_000;
+/** Keys and list pages remembered at most (see ReadCache). */
+const CACHE_LIMITS = { keys: 10_000, pages: 1_000 } as const;
 
 
 /** Applies the migrations the database has not seen yet; returns how many it applied. */
@@ -70,11 +71,13 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly statements;
   /**
-   * API keys by hash, as last read. Valid while `PRAGMA data_version` stays what it was when
-   * they were read (another connection's commit, such as the keys CLI revoking a key, moves it)
-   * and this connection writes no key (insertKey and revokeKey clear it).
+   * API keys by hash and list pages by query, as last read. Valid while `PRAGMA data_version`
+   * stays what it was when they were read (another connection's commit, such as the keys CLI
+   * revoking a key, moves it) and this connection writes nothing they hold (its writes clear
+   * them). Every read checks data_version first.
    */
-  private readonly keysByHash = new Map<string, ApiKeyRecord>();
+  private readonly keysByHash = new ReadCache<ApiKeyRecord>(CACHE_LIMITS.keys);
+  private readonly pages = new ReadCache<readonly Pet[]>(CACHE_LIMITS.pages);
   private dataVersion: number | null = null;
 
   private constructor(db: Database.Database) {
@@ -129,18 +132,24 @@ export class SqliteStore implements Store {
   }
 
   async listPets({ limit, status, afterId = 0 }: PetPageQuery): Promise<Pet[]> {
+    this.dropStaleReads();
+    const query = `${status ?? ''}:${afterId}:${limit}`;
+    const cached = this.pages.get(query);
+    if (cached) return cached.slice();
     const rows = (
       status === undefined ? this.statements.listAll.all(afterId, limit) : this.statements.listByStatus.all(status, afterId, limit)
     ) as RawPetRow[];
     const pets: Pet[] = new Array(rows.length);
     for (let i = 0; i < rows.length; i++) {
       const [id, name, categoryId, petStatus] = rows[i]!;
-      pets[i] = { id, name, categoryId, status: petStatus };
+      pets[i] = Object.freeze({ id, name, categoryId, status: petStatus });
     }
-    return pets;
+    this.pages.set(query, pets);
+    return pets.slice();
   }
 
   async createPet(pet: PetToCreate, idempotency?: IdempotencyScope): Promise<Pet> {
+    this.pages.clear();
     return this.db.transaction(() => {
       const created = toPet(this.statements.insertPet.get(pet.name, pet.categoryId, pet.status) as PetRow);
       if (idempotency) {
@@ -179,23 +188,23 @@ export class SqliteStore implements Store {
     this.keysByHash.clear();
   }
 
-  /** Forgets the cached keys when another connection has committed since they were read. */
-  private dropStaleKeys(): void {
+  /** Forgets every cached read when another connection has committed since it was read. */
+  private dropStaleReads(): void {
     const version = this.statements.dataVersion.get() as number;
     if (version !== this.dataVersion) {
       this.keysByHash.clear();
+      this.pages.clear();
       this.dataVersion = version;
     }
   }
 
   async findKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
-    this.dropStaleKeys();
+    this.dropStaleReads();
     const cached = this.keysByHash.get(hash);
     if (cached) return { ...cached };
     const row = this.statements.keyByHash.get(hash) as KeyRow | undefined;
     if (!row) return undefined;
     const key = toKey(row);
-    if (this.keysByHash.size >= KEY_CACHE_LIMIT) this.keysByHash.clear();
     this.keysByHash.set(hash, key);
     return { ...key };
   }
