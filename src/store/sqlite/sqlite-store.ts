@@ -70,6 +70,7 @@ export class SqliteStore implements Store {
   readonly engine = 'sqlite' as const;
   private readonly db: Database.Database;
   private readonly statements;
+  private readonly transactions;
   /**
    * API keys by hash and list pages by query, as last read. Valid while `PRAGMA data_version`
    * stays what it was when they were read (another connection's commit, such as the keys CLI
@@ -115,6 +116,7 @@ export class SqliteStore implements Store {
       releaseClaim: db.prepare("DELETE FROM idempotency_keys WHERE api_key_id = ? AND idempotency_key = ? AND state = 'in_flight'"),
       purgeClaims: db.prepare('DELETE FROM idempotency_keys WHERE created_at < ?'),
     };
+    this.transactions = this.buildTransactions(db);
   }
 
   /** Opens (creating the file and its folder if needed) and migrates the database at `path`. */
@@ -150,24 +152,32 @@ export class SqliteStore implements Store {
 
   async createPet(pet: PetToCreate, idempotency?: IdempotencyScope): Promise<Pet> {
     this.pages.clear();
-    return this.db.transaction(() => {
-      const created = toPet(this.statements.insertPet.get(pet.name, pet.categoryId, pet.status) as PetRow);
-      if (idempotency) {
-        const done = this.statements.completeClaim.run(201, JSON.stringify(created), idempotency.apiKeyId, idempotency.key);
-        if (done.changes !== 1) throw new Error(`Idempotency-Key ${idempotency.key} was not claimed before createPet`);
-      }
-      return created;
-    }).immediate();
+    return this.transactions.createPet.immediate(pet, idempotency);
+  }
+
+  /** The store's transactions, built once (better-sqlite3's `transaction` is not free per call). */
+  private buildTransactions(db: Database.Database) {
+    return {
+      createPet: db.transaction((pet: PetToCreate, idempotency?: IdempotencyScope): Pet => {
+        const created = toPet(this.statements.insertPet.get(pet.name, pet.categoryId, pet.status) as PetRow);
+        if (idempotency) {
+          const done = this.statements.completeClaim.run(201, JSON.stringify(created), idempotency.apiKeyId, idempotency.key);
+          if (done.changes !== 1) throw new Error(`Idempotency-Key ${idempotency.key} was not claimed before createPet`);
+        }
+        return created;
+      }),
+      claimIdempotencyKey: db.transaction((scope: IdempotencyScope, fingerprint: string, timing: ClaimTiming): IdempotencyClaim => {
+        const row = this.statements.findClaim.get(scope.apiKeyId, scope.key) as IdempotencyRow | undefined;
+        const decision = row ? decideClaim(row, fingerprint, timing) : ({ outcome: 'take_over' } as const);
+        if (decision.outcome !== 'take_over') return decision;
+        this.statements.upsertClaim.run({ apiKeyId: scope.apiKeyId, key: scope.key, fingerprint, now: timing.now.getTime() });
+        return { outcome: 'claimed' };
+      }),
+    };
   }
 
   async claimIdempotencyKey(scope: IdempotencyScope, fingerprint: string, timing: ClaimTiming): Promise<IdempotencyClaim> {
-    return this.db.transaction((): IdempotencyClaim => {
-      const row = this.statements.findClaim.get(scope.apiKeyId, scope.key) as IdempotencyRow | undefined;
-      const decision = row ? decideClaim(row, fingerprint, timing) : ({ outcome: 'take_over' } as const);
-      if (decision.outcome !== 'take_over') return decision;
-      this.statements.upsertClaim.run({ apiKeyId: scope.apiKeyId, key: scope.key, fingerprint, now: timing.now.getTime() });
-      return { outcome: 'claimed' };
-    }).immediate();
+    return this.transactions.claimIdempotencyKey.immediate(scope, fingerprint, timing);
   }
 
   async releaseIdempotencyKey(scope: IdempotencyScope): Promise<void> {
