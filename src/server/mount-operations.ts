@@ -31,7 +31,15 @@ export function mountOperations(
     return async (req, res) => {
       const locals = localsOf(res);
       if (!locals.key) throw new Error(`${op.operationId} reached without an authenticated key`);
-      const result = await handler(inputOf(req, op, locals.pathParams), { ...context, caller: { key: locals.key }, log: locals.log, idempotency: locals.idempotency });
+      const result = await handler(inputOf(req, op, locals.pathParams), {
+        ...context,
+        caller: { key: locals.key },
+        // The request's child logger is made only if the handler logs.
+        get log() {
+          return locals.log;
+        },
+        idempotency: locals.idempotency,
+      });
       if (result.headers) res.set(result.headers as Record<string, string>);
       res.status(Number(result.status)).json(result.body);
     };

@@ -17,11 +17,9 @@ export function limitsOf(key: ApiKeyRecord): Limits {
 
 /** Sets X-RateLimit-Limit/Remaining/Reset from a decision. */
 function setHeaders(res: Parameters<RequestHandler>[1], decision: LimitDecision): void {
-  res.set({
-    'X-RateLimit-Limit': String(decision.limit),
-    'X-RateLimit-Remaining': String(decision.remaining),
-    'X-RateLimit-Reset': String(decision.resetAt),
-  });
+  res.setHeader('X-RateLimit-Limit', String(decision.limit));
+  res.setHeader('X-RateLimit-Remaining', String(decision.remaining));
+  res.setHeader('X-RateLimit-Reset', String(decision.resetAt));
 }
 
 /**
