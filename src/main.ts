@@ -4,7 +4,6 @@ import { systemClock } from './clock.js';
 import { ConfigError, describeSettings, loadConfig, PACKAGE_ROOT } from './config.js';
 import { issueKey } from './keys/issue-key.js';
 import { memoryCounters, RateLimiter, type LimitCounters } from './limits/limiter.js';
-import { connectRedis, redisCounters } from './limits/redis-counters.js';
 import { createApp } from './server/app.js';
 import { createHttpServer } from './server/http-server.js';
 import { anonymousRateLimitHeaders } from './server/middleware/rate-limit.js';
@@ -29,8 +28,10 @@ async function main(): Promise<void> {
   const logger = pino({ level: config.logLevel });
   const store = await openStore(config, (error) => logger.warn({ err: error }, 'an idle PostgreSQL connection failed'));
   let counters: LimitCounters = memoryCounters();
-  let redis: ReturnType<typeof connectRedis> | null = null;
+  let redis: import('ioredis').Redis | null = null;
   if (config.redisUrl) {
+    // Loaded only with REDIS_URL, so a single instance starts without ioredis.
+    const { connectRedis, redisCounters } = await import('./limits/redis-counters.js');
     redis = connectRedis({
       url: config.redisUrl,
       commandTimeoutMs: config.redisTimeoutMs,

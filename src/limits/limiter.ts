@@ -1,4 +1,3 @@
-import { RateLimiterMemory, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Clock } from '../clock.js';
 import type { Limits } from './plans.js';
 
@@ -15,20 +14,40 @@ export interface LimitDecision {
   retryAfter: number | null;
 }
 
+/** A value now (the memory counters) or later (Redis). */
+type Eventually<T> = T | Promise<T>;
+
+/** What the limiter reads of a counter. */
+export interface CounterValue {
+  consumedPoints: number;
+}
+
 /**
- * The counters behind the limiter, as rate-limiter-flexible limiters: one implementation per
- * backend (memory here, Redis for several instances). Their own expiry only collects garbage;
- * windows are fixed and named by the injected clock, so every instance agrees on them.
+ * One named counter per key, expiring: the part of rate-limiter-flexible's limiters the limiter
+ * uses, which its Redis limiters have, and {@link MemoryCounter} answers without a promise.
+ */
+export interface Counter {
+  get(key: string): Eventually<CounterValue | null>;
+  /** Adds `points` (default 1); a new key lives `customDuration` seconds, or the counter's duration. */
+  consume(key: string, points?: number, options?: { customDuration?: number }): Eventually<CounterValue>;
+  set(key: string, points: number, secDuration: number): Eventually<unknown>;
+  delete(key: string): Eventually<unknown>;
+}
+
+/**
+ * The counters behind the limiter: one implementation per backend (memory here, Redis for
+ * several instances). Their own expiry only collects garbage; windows are fixed and named by the
+ * injected clock, so every instance agrees on them.
  */
 export interface LimitCounters {
   /** Requests per subject and minute window. */
-  minute: RateLimiterAbstract;
+  minute: Counter;
   /** Requests per subject and day window, counted only when the minute window allowed them. */
-  day: RateLimiterAbstract;
+  day: Counter;
   /** Refused requests per subject and window. */
-  refusals: RateLimiterAbstract;
+  refusals: Counter;
   /** Active bans; the stored points are the ban's end, in Unix seconds. */
-  bans: RateLimiterAbstract;
+  bans: Counter;
 }
 
 /** When a subject that keeps sending while refused is banned, and for how long. */
@@ -58,7 +77,7 @@ export const COUNTERS: Record<keyof LimitCounters, { points: number; duration: n
 };
 
 /** Builds one counter per entry of COUNTERS. */
-export function buildCounters(make: (name: keyof LimitCounters, options: { points: number; duration: number }) => RateLimiterAbstract): LimitCounters {
+export function buildCounters(make: (name: keyof LimitCounters, options: { points: number; duration: number }) => Counter): LimitCounters {
   return {
     minute: make('minute', COUNTERS.minute),
     day: make('day', COUNTERS.day),
@@ -67,10 +86,62 @@ export function buildCounters(make: (name: keyof LimitCounters, options: { point
   };
 }
 
+/**
+ * Counters in this process's memory, answering at once (no promise, no timer): for one instance.
+ * Expired entries are dropped when read, and all of them at most once a minute when a new key
+ * comes, so keys of past windows do not pile up.
+ */
+export class MemoryCounter implements Counter {
+  private readonly entries = new Map<string, { consumedPoints: number; expiresAt: number }>();
+  private nextSweep = 0;
+
+  constructor(private readonly durationSeconds: number) {}
+
+  private live(key: string, now: number) {
+    const entry = this.entries.get(key);
+    if (entry && entry.expiresAt <= now) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  private create(key: string, consumedPoints: number, seconds: number, now: number) {
+    if (now >= this.nextSweep) {
+      this.nextSweep = now + 60_000;
+      for (const [k, e] of this.entries) if (e.expiresAt <= now) this.entries.delete(k);
+    }
+    const entry = { consumedPoints, expiresAt: now + seconds * 1000 };
+    this.entries.set(key, entry);
+    return entry;
+  }
+
+  get(key: string): CounterValue | null {
+    return this.live(key, Date.now()) ?? null;
+  }
+
+  consume(key: string, points = 1, options: { customDuration?: number } = {}): CounterValue {
+    const now = Date.now();
+    const entry = this.live(key, now) ?? this.create(key, 0, options.customDuration ?? this.durationSeconds, now);
+    entry.consumedPoints += points;
+    return entry;
+  }
+
+  set(key: string, points: number, secDuration: number): void {
+    this.create(key, points, secDuration, Date.now());
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+}
+
 /** In-memory counters, for one instance. */
 export function memoryCounters(): LimitCounters {
-  return buildCounters((name, options) => new RateLimiterMemory({ keyPrefix: name, ...options }));
+  return buildCounters((_name, options) => new MemoryCounter(options.duration));
 }
+
+const isPromise = <T>(value: Eventually<T>): value is Promise<T> => value instanceof Promise;
 
 const WINDOWS = { minute: 60, day: 86_400 } as const;
 
@@ -93,10 +164,10 @@ export class RateLimiter {
 
     const minuteIndex = Math.floor(nowSec / WINDOWS.minute);
     // Asked together: with a slow Redis a request waits for one command timeout, not two.
-    const [ban, minute] = await Promise.all([
-      this.counters.bans.get(subject),
-      this.counters.minute.consume(`${subject}:${minuteIndex}`),
-    ]);
+    const banLookup = this.counters.bans.get(subject);
+    const minuteCount = this.counters.minute.consume(`${subject}:${minuteIndex}`);
+    const [ban, minute] =
+      isPromise(banLookup) || isPromise(minuteCount) ? await Promise.all([banLookup, minuteCount]) : [banLookup, minuteCount];
     if (ban && ban.consumedPoints > nowSec) {
       return { outcome: 'banned', window: 'ban', limit: limits.perMinute, remaining: 0, resetAt: ban.consumedPoints, retryAfter: ban.consumedPoints - nowSec };
     }

@@ -20,10 +20,11 @@ import { jsonBody } from './middleware/json-body.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
 import { strictParameters } from './middleware/strict-parameters.js';
+import { matchOperation } from './middleware/match-operation.js';
 import { routeGuard } from './middleware/route-guard.js';
 import { validate } from './middleware/validate.js';
 import { mountOperations } from './mount-operations.js';
-import { PathMatcher } from './routing.js';
+import { PathMatcher, perOperation } from './routing.js';
 
 /** Largest request body accepted, in bytes (the contract's PayloadTooLarge says 16 KiB). */
 export const BODY_LIMIT_BYTES = 16 * 1024;
@@ -47,9 +48,10 @@ export interface AppDependencies {
 }
 
 /**
- * Builds the Express app. A request goes: request id and log → deprecation headers → key →
+ * Builds the Express app. A request goes: request id and log → the contract's operation for its
+ * method and path, found once → deprecation headers → key →
  * rate limit → 401 without a key → 404/405 for what the contract does not have → sunset gate →
- * a required body present → body → contract validation → Idempotency-Key → handler (by operationId) → store; anything
+ * body (required, strict JSON, size limit) → contract validation → Idempotency-Key → handler (by operationId) → store; anything
  * thrown ends in the error handler as the Error body.
  */
 export function createApp(deps: AppDependencies): Express {
@@ -80,22 +82,20 @@ export function createApp(deps: AppDependencies): Express {
 
   app.use(contractDocuments(doc, specText, deps.docsPath));
 
-  const { headers: deprecationHeaders, gate: sunsetGate } = deprecation(paths, basePath, deps.clock);
+  const { headers: deprecationHeaders, gate: sunsetGate } = deprecation(operations, basePath, deps.clock);
+  app.use(matchOperation(paths));
   app.use(deprecationHeaders);
   app.use(authenticate(deps.store, deps.environment));
   app.use(rateLimit(deps.limiter, deps.anonymousLimits));
   app.use(requireKey);
-  app.use(routeGuard(paths));
+  app.use(routeGuard);
   app.use(sunsetGate);
-  app.use(basePath, jsonBody(doc, operations, BODY_LIMIT_BYTES));
-  app.use(basePath, strictParameters(doc, operations));
+  app.use(jsonBody(doc, operations, BODY_LIMIT_BYTES));
+  app.use(strictParameters(doc, operations));
   app.use(validate(doc));
-  app.use(basePath, idempotency(operations, deps.store, deps.clock));
-  app.use(
-    basePath,
-    mountOperations(operations, deps.handlers ?? generatedHandlers, { store: deps.store, clock: deps.clock, basePath }),
-  );
+  app.use(idempotency(operations, deps.store, deps.clock));
+  app.use(mountOperations(operations, deps.handlers ?? generatedHandlers, { store: deps.store, clock: deps.clock, basePath }));
   app.use((req, _res, next) => next(new NotFoundError(`No route ${req.method} ${req.path}.`)));
-  app.use(errorHandler(paths));
+  app.use(errorHandler(paths, BODY_LIMIT_BYTES));
   return app;
 }

@@ -1,39 +1,81 @@
-import { Router } from 'express';
+import type { RequestHandler } from 'express';
 import type { OperationInfo } from '../spec/operations.js';
+import { localsOf } from './middleware/locals.js';
 
-/** A Router that matches paths exactly as the contract writes them (case-sensitive). */
-export function operationRouter(): Router {
-  return Router({ caseSensitive: true });
+/** What the contract has at one request path. */
+export interface PathMatch {
+  /** The operations at this path, whatever their method. */
+  operations: OperationInfo[];
+  /** The operation for each method (upper case, as Node gives it). */
+  byMethod: ReadonlyMap<string, OperationInfo>;
+  /** The path parameters as the request wrote them, not yet percent-decoded. */
+  rawParams: Record<string, string>;
 }
 
-/** Matches request paths against the contract's paths, without Express's routing. */
+interface ContractPath {
+  pattern: RegExp;
+  names: string[];
+  operations: OperationInfo[];
+  byMethod: Map<string, OperationInfo>;
+}
+
+/**
+ * Matches request paths against the contract's paths, without Express's routing: one regular
+ * expression per path, compiled once. Case-sensitive; a trailing slash is allowed, as Express does.
+ */
 export class PathMatcher {
-  private readonly routes: { pattern: RegExp; op: OperationInfo }[];
+  private readonly paths: ContractPath[] = [];
 
   constructor(operations: OperationInfo[], basePath: string) {
-    this.routes = operations.map((op) => ({
-      op,
-      pattern: new RegExp(`^${escape(basePath)}${op.path.split(/\{[^}]+\}/).map(escape).join('[^/]+')}/?$`),
-    }));
+    for (const op of operations) {
+      let path = this.paths.find((p) => p.operations[0]!.path === op.path);
+      if (!path) {
+        const names = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+        const pattern = new RegExp(`^${escape(basePath)}${op.path.split(/\{[^}]+\}/).map(escape).join('([^/]+)')}/?$`);
+        path = { pattern, names, operations: [], byMethod: new Map() };
+        this.paths.push(path);
+      }
+      path.operations.push(op);
+      path.byMethod.set(op.method.toUpperCase(), op);
+    }
   }
 
-  /** The operations whose path matches `path` (any method). */
-  operationsAt(path: string): OperationInfo[] {
-    return this.routes.filter((r) => r.pattern.test(path)).map((r) => r.op);
-  }
-
-  /** The operation for this method and path, if the contract has one. */
-  find(method: string, path: string): OperationInfo | undefined {
-    const lower = method.toLowerCase();
-    return this.operationsAt(path).find((op) => op.method === lower);
+  /** What the contract has at `path`, or undefined when it has nothing there. */
+  match(path: string): PathMatch | undefined {
+    for (const candidate of this.paths) {
+      const found = candidate.pattern.exec(path);
+      if (!found) continue;
+      const rawParams: Record<string, string> = {};
+      for (let i = 0; i < candidate.names.length; i++) rawParams[candidate.names[i]!] = found[i + 1]!;
+      return { operations: candidate.operations, byMethod: candidate.byMethod, rawParams };
+    }
+    return undefined;
   }
 
   /** The methods the contract allows on `path`, for a 405's Allow header. */
   allowedMethods(path: string): string[] {
-    return this.operationsAt(path).map((op) => op.method.toUpperCase());
+    return (this.match(path)?.operations ?? []).map((op) => op.method.toUpperCase());
   }
 }
 
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * One middleware per operation, built once: a request runs the one of the operation it was
+ * matched to (see middleware/match-operation.ts), and passes when that operation has none. This
+ * replaces an Express Router per concern, which would match every path again.
+ */
+export function perOperation(operations: OperationInfo[], build: (op: OperationInfo) => RequestHandler | undefined): RequestHandler {
+  const handlers = new Map<OperationInfo, RequestHandler>();
+  for (const op of operations) {
+    const handler = build(op);
+    if (handler) handlers.set(op, handler);
+  }
+  return (req, res, next) => {
+    const operation = localsOf(res).operation;
+    const handler = operation && handlers.get(operation);
+    return handler ? handler(req, res, next) : next();
+  };
 }

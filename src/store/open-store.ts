@@ -1,14 +1,17 @@
 import type { Config } from '../config.js';
-import { PostgresStore } from './postgres/postgres-store.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
 
-/** Opens the configured store: PostgreSQL when DATABASE_URL is set, else the SQLite file. */
+/**
+ * Opens the configured store: PostgreSQL when DATABASE_URL is set, else the SQLite file. The
+ * PostgreSQL driver is loaded only then, so an embedded service starts without it.
+ */
 export async function openStore(
   config: Pick<Config, 'databaseUrl' | 'databasePath' | 'databasePoolSize' | 'databaseConnectTimeoutMs' | 'databaseQueryTimeoutMs'>,
   onPoolError?: (error: Error) => void,
 ): Promise<Store> {
   if (config.databaseUrl) {
+    const { PostgresStore } = await import('./postgres/postgres-store.js');
     return PostgresStore.open({
       url: config.databaseUrl,
       poolSize: config.databasePoolSize,

@@ -45,6 +45,38 @@ describe('SQLite store file', () => {
     await again.close();
   });
 
+  it('sees a key revoked by another connection (the keys CLI, another instance) on the next lookup, though it caches keys', async () => {
+    const path = freshPath();
+    const store = SqliteStore.open(path);
+    const record = { id: 'key_other', name: 'x', plan: 'free' as const, perMinute: null, perDay: null, environment: 'production' as const, hash: 'h'.repeat(64), displayPrefix: 'as_prod_abcd', createdAt: '2026-01-01T00:00:00.000Z', revokedAt: null };
+    await store.insertKey(record);
+    expect((await store.findKeyByHash(record.hash))?.revokedAt).toBeNull();
+    const other = new Database(path);
+    other.prepare("UPDATE api_keys SET revoked_at = '2026-01-02T00:00:00.000Z' WHERE id = ?").run(record.id);
+    expect((await store.findKeyByHash(record.hash))?.revokedAt).toBe('2026-01-02T00:00:00.000Z');
+    other.prepare('DELETE FROM api_keys WHERE id = ?').run(record.id);
+    expect(await store.findKeyByHash(record.hash)).toBeUndefined();
+    other.close();
+    await store.close();
+  });
+
+  it('lists an animal another connection added on the next read, and its own at once, though it caches pages', async () => {
+    const path = freshPath();
+    const store = SqliteStore.open(path);
+    await store.createPet({ name: 'Rex', categoryId: 1, status: 'available' });
+    const names = async () => (await store.listPets({ limit: 10 })).map((p) => p.name);
+    expect(await names()).toEqual(['Rex']);
+    const other = new Database(path);
+    other.prepare("INSERT INTO pets (name, category_id, status) VALUES ('Tom', 2, 'available')").run();
+    expect(await names()).toEqual(['Rex', 'Tom']);
+    other.prepare("UPDATE pets SET name = 'Tim' WHERE name = 'Tom'").run();
+    expect(await names()).toEqual(['Rex', 'Tim']);
+    other.close();
+    await store.createPet({ name: 'Nemo', categoryId: 3, status: 'available' });
+    expect(await names()).toEqual(['Rex', 'Tim', 'Nemo']);
+    await store.close();
+  });
+
   it('refuses a database written by a newer release', () => {
     const path = freshPath();
     SqliteStore.open(path).close();
@@ -54,14 +86,14 @@ describe('SQLite store file', () => {
     expect(() => SqliteStore.open(path)).toThrow(/schema version\(s\) 999 that this release does not know/);
   });
 
-  it('lists a status page from the (status, id) index, without a scan or a sort', () => {
+  it('lists a status page from the covering (status, id, name, category_id) index, without a scan, a sort or a table lookup', () => {
     const path = freshPath();
     SqliteStore.open(path).close();
     const db = new Database(path);
     const plan = db.prepare("EXPLAIN QUERY PLAN SELECT id, name, category_id, status FROM pets WHERE status = 'sold' AND id > 0 ORDER BY id LIMIT 21").all() as { detail: string }[];
     db.close();
     const details = plan.map((p) => p.detail).join('\n');
-    expect(details).toContain('USING INDEX pets_status_id');
+    expect(details).toContain('USING COVERING INDEX pets_status_covering');
     expect(details).not.toMatch(/TEMP B-TREE|SCAN pets/);
   });
 });

@@ -4,6 +4,13 @@ import type { KeyRepository } from '../../store/store.js';
 import { UnauthorizedError } from '../errors/unauthorized-error.js';
 import { localsOf } from './locals.js';
 
+/** How many Authorization headers a request has (names are at even positions of rawHeaders). */
+function authorizationHeaders(rawHeaders: string[]): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.length === 13 && rawHeaders[i]!.toLowerCase() === 'authorization') count++;
+  return count;
+}
+
 // The scheme is case-insensitive (RFC 9110, section 11.1); the key is not.
 const BEARER = /^Bearer +([^\s]+)$/i;
 
@@ -17,7 +24,7 @@ export function authenticate(keys: KeyRepository, environment: KeyEnvironment): 
     const locals = localsOf(res);
     const header = req.headers.authorization;
     // Node keeps the first of repeated Authorization headers; a request with two is ambiguous.
-    if (req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === 'authorization').length > 1) {
+    if (header !== undefined && authorizationHeaders(req.rawHeaders) > 1) {
       locals.unauthenticatedReason = 'more than one Authorization header';
       return next();
     }

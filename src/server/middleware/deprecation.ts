@@ -2,43 +2,38 @@ import type { RequestHandler } from 'express';
 import type { Clock } from '../../clock.js';
 import type { OperationInfo } from '../../spec/operations.js';
 import { GoneError } from '../errors/gone-error.js';
-import type { PathMatcher } from '../routing.js';
+import { localsOf } from './locals.js';
 
 /**
  * For each deprecated operation of the contract: `headers` puts `Deprecation`, `Sunset` and a
  * successor `Link` on every response of it (mount it before anything that can refuse the
- * request); `gate` answers 410 once the sunset date has passed (mount it after rate limiting).
+ * request, after matchOperation); `gate` answers 410 once the sunset date has passed (mount it after rate limiting).
  * @see RFC 9745 (Deprecation), RFC 8594 (Sunset), RFC 8288 (Link)
  */
-export function deprecation(paths: PathMatcher, basePath: string, clock: Clock): { headers: RequestHandler; gate: RequestHandler } {
+export function deprecation(operations: OperationInfo[], basePath: string, clock: Clock): { headers: RequestHandler; gate: RequestHandler } {
   const notices = new Map<OperationInfo, { sunsetMs: number; values: Record<string, string> }>();
-  const noticeFor = (op: OperationInfo) => {
-    if (!op.deprecated || !op.sunset || !op.deprecatedAt || !op.successor) return undefined;
-    let notice = notices.get(op);
-    if (!notice) {
-      const sunsetMs = Date.parse(op.sunset);
-      notice = {
-        sunsetMs,
-        values: {
-          Deprecation: `@${Math.floor(Date.parse(op.deprecatedAt) / 1000)}`,
-          Sunset: new Date(sunsetMs).toUTCString(),
-          Link: `<${basePath}${op.successor}>; rel="successor-version"`,
-        },
-      };
-      notices.set(op, notice);
-    }
-    return notice;
-  };
+  for (const op of operations) {
+    if (!op.deprecated || !op.sunset || !op.deprecatedAt || !op.successor) continue;
+    const sunsetMs = Date.parse(op.sunset);
+    notices.set(op, {
+      sunsetMs,
+      values: {
+        Deprecation: `@${Math.floor(Date.parse(op.deprecatedAt) / 1000)}`,
+        Sunset: new Date(sunsetMs).toUTCString(),
+        Link: `<${basePath}${op.successor}>; rel="successor-version"`,
+      },
+    });
+  }
   return {
-    headers: (req, res, next) => {
-      const op = paths.find(req.method, req.path);
-      const notice = op && noticeFor(op);
+    headers: (_req, res, next) => {
+      const op = localsOf(res).operation;
+      const notice = op && notices.get(op);
       if (notice) res.set(notice.values);
       next();
     },
-    gate: (req, _res, next) => {
-      const op = paths.find(req.method, req.path);
-      const notice = op && noticeFor(op);
+    gate: (_req, res, next) => {
+      const op = localsOf(res).operation;
+      const notice = op && notices.get(op);
       if (op && notice && clock.now() >= notice.sunsetMs) {
         throw new GoneError(`${op.method.toUpperCase()} ${op.path} was removed on ${notice.values.Sunset}; use ${basePath}${op.successor} instead.`);
       }

@@ -78,7 +78,7 @@ export function toApiError(error: unknown, req: Request, paths: PathMatcher): Ap
  * Anything unexpected (including a response that broke the contract) is logged in full and
  * answered with a 500 that reveals nothing.
  */
-export function errorHandler(paths: PathMatcher): ErrorRequestHandler {
+export function errorHandler(paths: PathMatcher, bodyLimitBytes: number): ErrorRequestHandler {
   return (error, req, res, next) => {
     if (res.headersSent) return next(error);
     const apiError =
@@ -88,8 +88,13 @@ export function errorHandler(paths: PathMatcher): ErrorRequestHandler {
     if (apiError.status === 503) log?.warn({ err: error }, 'dependency unavailable');
     else if (apiError.status >= 500) log?.error({ err: error }, 'request failed');
     res.status(apiError.status).set(apiError.headers);
-    // Answered before the body was read (too large, refused early): close rather than read on.
-    if (!req.complete) res.set('Connection', 'close');
+    // Answered before the body was read: Node discards the rest of a body it has not read, which
+    // is cheap when its declared length is within the limit; a larger or chunked one could be
+    // any size, so the connection is closed instead of reading on.
+    if (!req.complete) {
+      const declared = Number(req.headers['content-length'] ?? 0);
+      if (req.headers['transfer-encoding'] !== undefined || !(declared <= bodyLimitBytes)) res.set('Connection', 'close');
+    }
     // Sent as text so the response validator, which wraps res.json, does not re-validate it.
     res.type('application/json').send(JSON.stringify(apiError.toBody()));
   };

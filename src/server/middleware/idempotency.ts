@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { Router } from 'express';
+import type { RequestHandler } from 'express';
 import type { Clock } from '../../clock.js';
 import type { OperationInfo } from '../../spec/operations.js';
 import type { IdempotencyRepository } from '../../store/store.js';
 import { IdempotencyKeyInUseError } from '../errors/idempotency-key-in-use-error.js';
 import { IdempotencyKeyReusedError } from '../errors/idempotency-key-reused-error.js';
 import { localsOf } from './locals.js';
-import { operationRouter } from '../routing.js';
+import { perOperation } from '../routing.js';
 
 /** How long records are kept, and after how long an unfinished claim may be taken over. */
 export const IDEMPOTENCY_TIMING = { retentionMs: 24 * 60 * 60 * 1000, lockMs: 30_000 } as const;
@@ -31,16 +31,15 @@ export function canonical(value: unknown): string {
  * a retry while the first is in flight is 409. A request that fails releases its claim.
  * @see draft-ietf-httpapi-idempotency-key-header
  */
-export function idempotency(operations: OperationInfo[], store: IdempotencyRepository, clock: Clock): Router {
-  const router = operationRouter();
-  for (const op of operations) {
-    if (!op.headerParameters.includes('Idempotency-Key')) continue;
-    router[op.method](op.expressPath, async (req, res, next) => {
+export function idempotency(operations: OperationInfo[], store: IdempotencyRepository, clock: Clock): RequestHandler {
+  return perOperation(operations, (op) => {
+    if (!op.headerParameters.includes('Idempotency-Key')) return undefined;
+    return async (req, res, next) => {
       const key = req.get('Idempotency-Key');
       const locals = localsOf(res);
       if (key === undefined || !locals.key) return next();
       const scope = { apiKeyId: locals.key.id, key };
-      const fingerprint = createHash('sha256').update(canonical({ operation: op.operationId, params: req.params, body: req.body })).digest('hex');
+      const fingerprint = createHash('sha256').update(canonical({ operation: op.operationId, params: locals.pathParams, body: req.body })).digest('hex');
       const claim = await store.claimIdempotencyKey(scope, fingerprint, { now: new Date(clock.now()), ...IDEMPOTENCY_TIMING });
       switch (claim.outcome) {
         case 'claimed':
@@ -60,7 +59,6 @@ export function idempotency(operations: OperationInfo[], store: IdempotencyRepos
         case 'mismatch':
           throw new IdempotencyKeyReusedError();
       }
-    });
-  }
-  return router;
+    };
+  });
 }

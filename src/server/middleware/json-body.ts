@@ -1,12 +1,12 @@
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import type { Request, Router } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { resolveRef, type OpenApiDocument } from '../../spec/load-spec.js';
 import type { OperationInfo } from '../../spec/operations.js';
 import { InvalidRequestError } from '../errors/invalid-request-error.js';
 import { PayloadTooLargeError } from '../errors/payload-too-large-error.js';
 import { UnsupportedMediaTypeError } from '../errors/unsupported-media-type-error.js';
-import { operationRouter } from '../routing.js';
+import { perOperation } from '../routing.js';
 import { strictJsonProblems } from './strict-json.js';
 
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
@@ -82,12 +82,11 @@ function parseStrictJson(bytes: Buffer): unknown {
  * (400, see strict-json.ts). A body that is not application/json is left unread for the
  * validator to refuse with 415.
  */
-export function jsonBody(doc: OpenApiDocument, operations: OperationInfo[], limitBytes: number): Router {
-  const router = operationRouter();
-  for (const op of operations) {
-    if (!op.hasRequestBody) continue;
+export function jsonBody(doc: OpenApiDocument, operations: OperationInfo[], limitBytes: number): RequestHandler {
+  return perOperation(operations, (op) => {
+    if (!op.hasRequestBody) return undefined;
     const requestBody = resolveRef<{ required?: boolean }>(doc, (doc.paths[op.path]?.[op.method] as { requestBody?: unknown }).requestBody);
-    router[op.method](op.expressPath, async (req, _res, next) => {
+    return async (req, _res, next) => {
       if (!hasBody(req)) {
         if (requestBody.required) throw new InvalidRequestError([{ field: 'body', message: 'is required' }], 'The request body is missing.');
         return next();
@@ -99,7 +98,6 @@ export function jsonBody(doc: OpenApiDocument, operations: OperationInfo[], limi
       }
       req.body = parseStrictJson(await readBody(req, limitBytes));
       next();
-    });
-  }
-  return router;
+    };
+  });
 }

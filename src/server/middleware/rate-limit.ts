@@ -33,6 +33,13 @@ export function anonymousRateLimitHeaders(limiter: RateLimiter, anonymousLimits:
     rateLimitHeaders(await limiter.peek(`address:${address}`, anonymousLimits));
 }
 
+/** Sets X-RateLimit-Limit/Remaining/Reset from a decision. */
+function setHeaders(res: Parameters<RequestHandler>[1], decision: LimitDecision): void {
+  res.setHeader('X-RateLimit-Limit', String(decision.limit));
+  res.setHeader('X-RateLimit-Remaining', String(decision.remaining));
+  res.setHeader('X-RateLimit-Reset', String(decision.resetAt));
+}
+
 /**
  * Counts the request against its key (or, without a valid key, against the client address),
  * puts the rate-limit headers on the response whatever happens next, and refuses with 429 when
@@ -44,7 +51,7 @@ export function rateLimit(limiter: RateLimiter, anonymousLimits: Limits): Reques
     const decision = key
       ? await limiter.check(`key:${key.id}`, limitsOf(key))
       : await limiter.check(`address:${req.ip ?? 'unknown'}`, anonymousLimits);
-    res.set(rateLimitHeaders(decision));
+    setHeaders(res, decision);
     if (decision.outcome === 'banned') throw new KeyBannedError(decision.retryAfter ?? 1, key ? 'key' : 'address');
     if (decision.outcome === 'rate_limited') {
       throw new RateLimitedError(decision.window === 'day' ? 'day' : 'minute', decision.limit, decision.retryAfter ?? 1);

@@ -1,9 +1,10 @@
-import type { Request, Router } from 'express';
+import type { RequestHandler } from 'express';
 import { resolveRef, type OpenApiDocument } from '../../spec/load-spec.js';
 import type { OperationInfo } from '../../spec/operations.js';
 import { InvalidRequestError } from '../errors/invalid-request-error.js';
-import { operationRouter } from '../routing.js';
+import { perOperation } from '../routing.js';
 import type { ErrorDetail } from '../errors/api-error.js';
+import { localsOf } from './locals.js';
 
 const DECIMAL_INTEGER = /^-?(0|[1-9][0-9]*)$/;
 
@@ -16,11 +17,11 @@ interface IntegerParameter {
  * Refuses integer parameters that are not written as plain decimal digits before the validator
  * sees them: its type coercion would read `0x14`, `1e1`, `20.0` or ` 20` as numbers. Also
  * refuses a query parameter given more than once. Which parameters are integers comes from the
- * contract.
+ * contract. Keeps the path parameters, percent-decoded, in `locals.pathParams` (a path that
+ * does not decode, `/pets/%ZZ`, throws a URIError: a 400).
  */
-export function strictParameters(doc: OpenApiDocument, operations: OperationInfo[]): Router {
-  const router = operationRouter();
-  for (const op of operations) {
+export function strictParameters(doc: OpenApiDocument, operations: OperationInfo[]): RequestHandler {
+  return perOperation(operations, (op) => {
     const raw = doc.paths[op.path]?.[op.method] as { parameters?: unknown[] } | undefined;
     const pathLevel = (doc.paths[op.path]?.parameters as unknown[] | undefined) ?? [];
     const integers: IntegerParameter[] = [];
@@ -33,21 +34,28 @@ export function strictParameters(doc: OpenApiDocument, operations: OperationInfo
         integers.push({ in: parameter.in, name: parameter.name });
       }
     }
-    router[op.method](op.expressPath, (req: Request, _res, next) => {
-      const details: ErrorDetail[] = [];
+    return (req, res, next) => {
+      const locals = localsOf(res);
+      const rawParams = locals.pathMatch?.rawParams ?? {};
+      const params: Record<string, string> = {};
+      for (const name in rawParams) params[name] = decodeURIComponent(rawParams[name]!);
+      locals.pathParams = params;
+      // Express 5 parses the query string anew on every read of req.query; read it once and
+      // keep it, for the validator and the handler after this.
       const query = req.query as Record<string, unknown>;
+      Object.defineProperty(req, 'query', { value: query, writable: true, enumerable: true, configurable: true });
+      const details: ErrorDetail[] = [];
       for (const name of queryNames) {
         if (Array.isArray(query[name])) details.push({ field: `query.${name}`, message: 'must be given at most once' });
       }
       for (const p of integers) {
-        const value = p.in === 'query' ? query[p.name] : req.params[p.name];
+        const value = p.in === 'query' ? query[p.name] : params[p.name];
         if (typeof value === 'string' && !DECIMAL_INTEGER.test(value)) {
           details.push({ field: `${p.in}.${p.name}`, message: 'must be an integer written in decimal digits' });
         }
       }
       if (details.length > 0) throw new InvalidRequestError(details);
       next();
-    });
-  }
-  return router;
+    };
+  });
 }

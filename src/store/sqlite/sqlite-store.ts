@@ -15,6 +15,7 @@ import type {
   Store,
 } from '../store.js';
 import { SQLITE_MIGRATIONS, type Migration } from './migrations.js';
+import { ReadCache } from './read-cache.js';
 
 interface PetRow {
   id: number;
@@ -25,6 +26,12 @@ interface PetRow {
 
 
 const toPet = (row: PetRow): Pet => ({ id: row.id, name: row.name, categoryId: row.category_id, status: row.status });
+
+/** A pets row read with `.raw(true)`: the columns in select order, without an object per row. */
+type RawPetRow = [id: number, name: string, categoryId: number, status: PetStatus];
+
+/** Keys and list pages remembered at most (see ReadCache). */
+const CACHE_LIMITS = { keys: 10_000, pages: 1_000 } as const;
 
 
 /** Applies the migrations the database has not seen yet; returns how many it applied. */
@@ -63,12 +70,23 @@ export class SqliteStore implements Store {
   readonly engine = 'sqlite' as const;
   private readonly db: Database.Database;
   private readonly statements;
+  private readonly transactions;
+  /**
+   * API keys by hash and list pages by query, as last read. Valid while `PRAGMA data_version`
+   * stays what it was when they were read (another connection's commit, such as the keys CLI
+   * revoking a key, moves it) and this connection writes nothing they hold (its writes clear
+   * them). Every read checks data_version first.
+   */
+  private readonly keysByHash = new ReadCache<ApiKeyRecord>(CACHE_LIMITS.keys);
+  private readonly pages = new ReadCache<readonly Pet[]>(CACHE_LIMITS.pages);
+  private dataVersion: number | null = null;
 
   private constructor(db: Database.Database) {
     this.db = db;
     this.statements = {
-      listAll: db.prepare('SELECT id, name, category_id, status FROM pets WHERE id > ? ORDER BY id LIMIT ?'),
-      listByStatus: db.prepare('SELECT id, name, category_id, status FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?'),
+      listAll: db.prepare('SELECT id, name, category_id, status FROM pets WHERE id > ? ORDER BY id LIMIT ?').raw(true),
+      listByStatus: db.prepare('SELECT id, name, category_id, status FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?').raw(true),
+      dataVersion: db.prepare('PRAGMA data_version').pluck(),
       insertPet: db.prepare('INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?) RETURNING id, name, category_id, status'),
       getPet: db.prepare('SELECT id, name, category_id, status FROM pets WHERE id = ?'),
       insertKey: db.prepare(
@@ -98,6 +116,7 @@ export class SqliteStore implements Store {
       releaseClaim: db.prepare("DELETE FROM idempotency_keys WHERE api_key_id = ? AND idempotency_key = ? AND state = 'in_flight'"),
       purgeClaims: db.prepare('DELETE FROM idempotency_keys WHERE created_at < ?'),
     };
+    this.transactions = this.buildTransactions(db);
   }
 
   /** Opens (creating the file and its folder if needed) and migrates the database at `path`. */
@@ -115,31 +134,50 @@ export class SqliteStore implements Store {
   }
 
   async listPets({ limit, status, afterId = 0 }: PetPageQuery): Promise<Pet[]> {
+    this.dropStaleReads();
+    const query = `${status ?? ''}:${afterId}:${limit}`;
+    const cached = this.pages.get(query);
+    if (cached) return cached.slice();
     const rows = (
       status === undefined ? this.statements.listAll.all(afterId, limit) : this.statements.listByStatus.all(status, afterId, limit)
-    ) as PetRow[];
-    return rows.map(toPet);
+    ) as RawPetRow[];
+    const pets: Pet[] = new Array(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const [id, name, categoryId, petStatus] = rows[i]!;
+      pets[i] = Object.freeze({ id, name, categoryId, status: petStatus });
+    }
+    this.pages.set(query, pets);
+    return pets.slice();
   }
 
   async createPet(pet: PetToCreate, idempotency?: IdempotencyScope): Promise<Pet> {
-    return this.db.transaction(() => {
-      const created = toPet(this.statements.insertPet.get(pet.name, pet.categoryId, pet.status) as PetRow);
-      if (idempotency) {
-        const done = this.statements.completeClaim.run(201, JSON.stringify(created), idempotency.apiKeyId, idempotency.key);
-        if (done.changes !== 1) throw new Error(`Idempotency-Key ${idempotency.key} was not claimed before createPet`);
-      }
-      return created;
-    }).immediate();
+    this.pages.clear();
+    return this.transactions.createPet.immediate(pet, idempotency);
+  }
+
+  /** The store's transactions, built once (better-sqlite3's `transaction` is not free per call). */
+  private buildTransactions(db: Database.Database) {
+    return {
+      createPet: db.transaction((pet: PetToCreate, idempotency?: IdempotencyScope): Pet => {
+        const created = toPet(this.statements.insertPet.get(pet.name, pet.categoryId, pet.status) as PetRow);
+        if (idempotency) {
+          const done = this.statements.completeClaim.run(201, JSON.stringify(created), idempotency.apiKeyId, idempotency.key);
+          if (done.changes !== 1) throw new Error(`Idempotency-Key ${idempotency.key} was not claimed before createPet`);
+        }
+        return created;
+      }),
+      claimIdempotencyKey: db.transaction((scope: IdempotencyScope, fingerprint: string, timing: ClaimTiming): IdempotencyClaim => {
+        const row = this.statements.findClaim.get(scope.apiKeyId, scope.key) as IdempotencyRow | undefined;
+        const decision = row ? decideClaim(row, fingerprint, timing) : ({ outcome: 'take_over' } as const);
+        if (decision.outcome !== 'take_over') return decision;
+        this.statements.upsertClaim.run({ apiKeyId: scope.apiKeyId, key: scope.key, fingerprint, now: timing.now.getTime() });
+        return { outcome: 'claimed' };
+      }),
+    };
   }
 
   async claimIdempotencyKey(scope: IdempotencyScope, fingerprint: string, timing: ClaimTiming): Promise<IdempotencyClaim> {
-    return this.db.transaction((): IdempotencyClaim => {
-      const row = this.statements.findClaim.get(scope.apiKeyId, scope.key) as IdempotencyRow | undefined;
-      const decision = row ? decideClaim(row, fingerprint, timing) : ({ outcome: 'take_over' } as const);
-      if (decision.outcome !== 'take_over') return decision;
-      this.statements.upsertClaim.run({ apiKeyId: scope.apiKeyId, key: scope.key, fingerprint, now: timing.now.getTime() });
-      return { outcome: 'claimed' };
-    }).immediate();
+    return this.transactions.claimIdempotencyKey.immediate(scope, fingerprint, timing);
   }
 
   async releaseIdempotencyKey(scope: IdempotencyScope): Promise<void> {
@@ -157,11 +195,28 @@ export class SqliteStore implements Store {
 
   async insertKey(record: ApiKeyRecord): Promise<void> {
     this.statements.insertKey.run(record);
+    this.keysByHash.clear();
+  }
+
+  /** Forgets every cached read when another connection has committed since it was read. */
+  private dropStaleReads(): void {
+    const version = this.statements.dataVersion.get() as number;
+    if (version !== this.dataVersion) {
+      this.keysByHash.clear();
+      this.pages.clear();
+      this.dataVersion = version;
+    }
   }
 
   async findKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+    this.dropStaleReads();
+    const cached = this.keysByHash.get(hash);
+    if (cached) return { ...cached };
     const row = this.statements.keyByHash.get(hash) as KeyRow | undefined;
-    return row && toKey(row);
+    if (!row) return undefined;
+    const key = toKey(row);
+    this.keysByHash.set(hash, key);
+    return { ...key };
   }
 
   async listKeys(): Promise<ApiKeyRecord[]> {
@@ -170,6 +225,7 @@ export class SqliteStore implements Store {
 
   async revokeKey(id: string, at: Date): Promise<ApiKeyRecord | undefined> {
     const row = this.statements.revokeKey.get(at.toISOString(), id) as KeyRow | undefined;
+    this.keysByHash.clear();
     return row && toKey(row);
   }
 

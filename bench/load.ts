@@ -1,0 +1,56 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { Result } from 'autocannon';
+
+const WORKER = fileURLToPath(new URL('./load-worker.ts', import.meta.url));
+
+/** One load run against one URL. */
+export interface LoadSpec {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  connections: number;
+  durationSeconds: number;
+  /** Paths (with query) to take in turn, one per request, instead of the URL's. */
+  paths?: string[];
+}
+
+/** What one load run measured. */
+export interface LoadResult {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  requests: number;
+  /** Responses that were not 2xx, connection errors and timeouts: any of them spoils the run. */
+  non2xx: number;
+  errors: number;
+}
+
+/**
+ * Runs autocannon in its own process, load-worker.ts (so the load generator never shares a
+ * process with a server), and reads its result.
+ */
+export function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', WORKER], { stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdin.end(JSON.stringify(spec));
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`the load generator exited with ${String(code)}:\n${stderr}`));
+      const result = JSON.parse(stdout) as Result;
+      resolve({
+        requestsPerSecond: result.requests.average,
+        p50Ms: result.latency.p50,
+        p99Ms: result.latency.p99,
+        requests: result.requests.total,
+        non2xx: result.non2xx,
+        errors: result.errors + result.timeouts,
+      });
+    });
+  });
+}

@@ -1,0 +1,89 @@
+import { IncomingMessage, ServerResponse, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHttpServer } from '../../src/server/http-server.js';
+
+// createHttpServer builds requests and responses on Express's prototypes from the start, so
+// Express no longer swaps them per request; these tests guard that Express's API is all there.
+describe('createHttpServer', () => {
+  const app = express();
+  app.set('query parser', 'simple');
+  app.get('/inspect/:name', (req, res) => {
+    res
+      .status(203)
+      .set('X-Seen', req.get('X-Probe') ?? 'none')
+      .json({
+        requestPrototypeIsAppRequest: Object.getPrototypeOf(req) === app.request,
+        responsePrototypeIsAppResponse: Object.getPrototypeOf(res) === app.response,
+        isIncomingMessage: req instanceof IncomingMessage,
+        isServerResponse: res instanceof ServerResponse,
+        app: req.app === app && res.app === app,
+        path: req.path,
+        params: req.params,
+        query: req.query,
+        ip: req.ip,
+        protocol: req.protocol,
+        accepts: req.accepts('application/json'),
+        locals: typeof res.locals,
+      });
+  });
+  app.get('/send', (_req, res) => {
+    res.type('text/plain').send('plain');
+  });
+  let server: Server;
+  let origin: string;
+
+  beforeAll(async () => {
+    server = createHttpServer(app, { rateLimitHeadersFor: async () => ({}) });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it("gives requests and responses Express's prototypes and API (req.get, req.params, res.status, res.set, res.json)", async () => {
+    const response = await fetch(`${origin}/inspect/rex?a=1`, { headers: { 'X-Probe': 'yes', Accept: 'application/json' } });
+    expect(response.status).toBe(203);
+    expect(response.headers.get('x-seen')).toBe('yes');
+    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await response.json()).toEqual({
+      requestPrototypeIsAppRequest: true,
+      responsePrototypeIsAppResponse: true,
+      isIncomingMessage: true,
+      isServerResponse: true,
+      app: true,
+      path: '/inspect/rex',
+      params: { name: 'rex' },
+      query: { a: '1' },
+      ip: '127.0.0.1',
+      protocol: 'http',
+      accepts: 'application/json',
+      locals: 'object',
+    });
+  });
+
+  it('creates them on those prototypes before Express sees them, so Express swaps no prototype', async () => {
+    const seen: boolean[] = [];
+    const before = (req: IncomingMessage, res: ServerResponse) => {
+      seen.push(Object.getPrototypeOf(req) === app.request, Object.getPrototypeOf(res) === app.response);
+    };
+    server.prependListener('request', before);
+    try {
+      expect((await fetch(`${origin}/send`)).status).toBe(200);
+    } finally {
+      server.off('request', before);
+    }
+    expect(seen).toEqual([true, true]);
+  });
+
+  it('serves many requests on one connection, each with its own response', async () => {
+    const bodies = await Promise.all(Array.from({ length: 20 }, (_, i) => fetch(`${origin}/inspect/n${i}`).then((r) => r.json() as Promise<{ params: { name: string } }>)));
+    expect(bodies.map((b) => b.params.name)).toEqual(Array.from({ length: 20 }, (_, i) => `n${i}`));
+  });
+
+  it('keeps res.send and res.type working', async () => {
+    const response = await fetch(`${origin}/send`);
+    expect(response.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(await response.text()).toBe('plain');
+  });
+});
