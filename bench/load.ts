@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Result } from 'autocannon';
+import { runWrk } from './wrk.js';
 
 const WORKER = fileURLToPath(new URL('./load-worker.ts', import.meta.url));
 
@@ -27,11 +28,18 @@ export interface LoadResult {
   errors: number;
 }
 
+/** The load generators the bench can drive. */
+export type Generator = 'wrk' | 'autocannon';
+
 /**
- * Runs autocannon in its own process, load-worker.ts (so the load generator never shares a
- * process with a server), and reads its result.
+ * Runs the load with `generator`: wrk (a C program), or autocannon in a process of its own,
+ * load-worker.ts; either way the load generator never shares a process with a server.
  */
-export function runLoad(spec: LoadSpec): Promise<LoadResult> {
+export function runLoad(spec: LoadSpec, generator: Generator): Promise<LoadResult> {
+  return generator === 'wrk' ? runWrk(spec) : runAutocannon(spec);
+}
+
+function runAutocannon(spec: LoadSpec): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', WORKER], { stdio: ['pipe', 'pipe', 'pipe'] });
     child.stdin.end(JSON.stringify(spec));
