@@ -72,7 +72,7 @@ export interface components {
          */
         CategoryId: number;
         /**
-         * @description The animal's name, 1 to 100 characters, not only white space, without control characters or unpaired surrogates (`\uD800`-`\uDFFF` alone, which no store can keep).
+         * @description The animal's name, 1 to 100 characters, not only white space, without control characters or unpaired surrogates (`\uD800`-`\uDFFF` alone, which no store can keep). The pattern is meant in Unicode mode (ECMA-262's `u` flag, as JSON Schema validators such as ajv apply it), where an emoji is one character; without that flag it would refuse emoji too.
          * @example Rex
          */
         PetName: string;

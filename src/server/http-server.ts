@@ -80,6 +80,16 @@ export function createHttpServer(app: Express, options: HttpServerOptions): Serv
       options.logger?.warn({ err: error, requestId }, 'could not read the rate-limit headers of a refused request');
     }
     options.logger?.info({ requestId, status, reason, ip: socket.remoteAddress }, 'refused before routing');
+    // A pipelined request that Node refuses while the answer to an earlier one is still being
+    // written: that answer goes out first, or the client would take this refusal for it (and
+    // might repeat a request that was carried out).
+    const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (inFlight && !inFlight.writableFinished) {
+      await new Promise<void>((resolve) => {
+        inFlight.once('finish', resolve);
+        inFlight.once('close', resolve);
+      });
+    }
     if (!socket.writable) return socket.destroy();
     const text = JSON.stringify(body);
     const lines = [

@@ -31,18 +31,29 @@ export function runRedocly(
   }
   return new Promise((resolve, reject) => {
     const child = spawn(REDOCLY, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    const run: RedoclyRun = { code: null, stdout: '', stderr: '' };
+    const output = { out: [] as Buffer[], err: [] as Buffer[] };
+    const partial = { out: '', err: '' };
+    const isNotice = (line: string) => !line.trim() || /^\s*[║╔╚]/.test(line);
+    // Lines for onLine are cut at newlines across chunks; the output itself is kept byte for
+    // byte, so a JSON report larger than one pipe chunk stays intact.
     const relay = (stream: 'out' | 'err') => (chunk: Buffer) => {
-      for (const line of chunk.toString().split('\n')) {
-        if (!line.trim() || /^\s*[║╔╚]/.test(line)) continue;
-        if (stream === 'out') run.stdout += `${line}\n`;
-        else run.stderr += `${line}\n`;
-        onLine(line, stream);
-      }
+      output[stream].push(chunk);
+      const lines = (partial[stream] + chunk.toString()).split('\n');
+      partial[stream] = lines.pop() ?? '';
+      for (const line of lines) if (!isNotice(line)) onLine(line, stream);
     };
+    const text = (stream: 'out' | 'err') =>
+      Buffer.concat(output[stream])
+        .toString()
+        .split('\n')
+        .filter((line) => !/^\s*[║╔╚]/.test(line))
+        .join('\n');
     child.stdout.on('data', relay('out'));
     child.stderr.on('data', relay('err'));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ ...run, code }));
+    child.on('close', (code) => {
+      for (const stream of ['out', 'err'] as const) if (!isNotice(partial[stream])) onLine(partial[stream], stream);
+      resolve({ code, stdout: text('out'), stderr: text('err') });
+    });
   });
 }

@@ -385,6 +385,17 @@ describe('after the catalogue', () => {
     expect(JSON.parse(created.body)).toEqual({ id: expect.any(Number), name: 'Rex', categoryId: 3, status: 'available' });
   });
 
+  it('answers a request before refusing a malformed one pipelined after it, so the client never takes the refusal for its answer', async () => {
+    const before = (await server.store.listPets({ limit: 1000 })).length;
+    const post = Buffer.from(requestBytes(server.origin, postBody('{"name":"Pipelined","categoryId":3}')(keys)).toString('latin1').replace('Connection: close\r\n', ''), 'latin1');
+    const broken = Buffer.from(`GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${keys.valid}\r\nBroken header line\r\n\r\n`, 'latin1');
+    const outcome = await exchange(server.origin, [Buffer.concat([post, broken])]);
+    expect(outcome.kind).toBe('response');
+    const responses = outcome.kind === 'response' ? parseResponses(outcome.raw) : [];
+    expect(responses.map((r) => r.status)).toEqual([201, 400]);
+    expect((await server.store.listPets({ limit: 1000 })).length).toBe(before + 1);
+  });
+
   it('answers pipelined requests in turn after a refusal: the refused body is not read as a request', async () => {
     const keepAlive = (request: RawRequest) => Buffer.from(requestBytes(server.origin, request).toString('latin1').replace('Connection: close\r\n', ''), 'latin1');
     // The refused body is itself a request: were it read as one, a third response would appear.

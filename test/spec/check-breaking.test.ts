@@ -94,6 +94,18 @@ describe('compareContracts (Redocly diff with the contract’s rules)', () => {
     expect(result.passes).toBe(true);
   });
 
+  it.concurrent('reads a report larger than a pipe chunk (about 64 KiB) intact', async () => {
+    const result = await compareContracts(basePath, mutated((s) => {
+      for (let i = 1; i <= 20; i++) {
+        const copy = structuredClone(s.paths['/pets']);
+        for (const op of Object.values(copy) as { operationId?: string }[]) if (op.operationId) op.operationId += `Copy${i}`;
+        s.paths[`/pets-copy-${i}`] = copy;
+      }
+    }));
+    expect(result.breaking).toEqual([]);
+    expect(result.compatible.minor).toBeGreaterThanOrEqual(20);
+  });
+
   it.concurrent('still counts a new value of a non-error enum as breaking (clients may switch on it)', async () => {
     const result = await compareContracts(basePath, mutated((s) => s.components.schemas.PetStatus.enum.push('adopted')));
     expect(result.breaking.map((c) => c.ruleId)).toEqual(['enum-values-added']);
