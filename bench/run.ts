@@ -2,6 +2,7 @@
  * `npm run bench`: the production stack next to two baselines, under the same load, in
  * interleaved rounds; prints a table of medians and writes it as JSON (issue 7).
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -17,8 +18,9 @@ import { formatTable, median, summarise, type Measurement, type TargetCheck } fr
 
 const HELP = `Usage: npm run bench [-- options]
 
-Measures the Animal Store's full production stack (src/main.ts: API key, rate limit, request
-and response validation, SQLite, one log line per request) next to two baselines serving the
+Measures the Animal Store's full production stack (npm run serve: the compiled service, which
+it builds first with npm run build; API key, rate limit, request and response validation,
+SQLite, one log line per request) next to two baselines serving the
 same 20 animals as JSON: raw node:http and a stock Express 5 app. Every server runs in its own
 process; the load comes from wrk when it is installed (apt-get install wrk), else from
 autocannon, in a process of its own. The measurements are taken in
@@ -46,6 +48,8 @@ Options:
 `;
 
 const SMALL = 10_000;
+/** The compiled service, as `npm run serve` runs it (relative to the package root). */
+const SERVICE_ENTRY = 'dist/src/main.js';
 const LIST_PATH = '/v1/pets?limit=20';
 const NEW_PET = JSON.stringify({ name: 'Rex', categoryId: 3 });
 /** Seconds of unrecorded load on each server before the first round (JIT, caches). */
@@ -82,11 +86,11 @@ function deepPagePaths(animals: number): string[] {
 }
 const DEEP_PAGE_LABEL = `/v1/pets?limit=20&status=pending&cursor=… (${DEEP_PAGES.toLocaleString('en-US')} pages)`;
 
-/** The service as `npm start` runs it, in production mode, on the SQLite file `databasePath`. */
+/** The service as `npm run serve` runs it (compiled), in production mode, on the SQLite file `databasePath`. */
 function fullStack(name: string, databasePath: string, key: string): ServerSpec {
   return {
     name,
-    args: ['--import', 'tsx', 'src/main.ts'],
+    args: [SERVICE_ENTRY],
     env: { DATABASE_PATH: databasePath, NODE_ENV: 'production', ANIMAL_STORE_ENV: 'production', LOG_LEVEL: 'info', REDIS_URL: '', DATABASE_URL: '' },
     probePath: LIST_PATH,
     probeHeaders: { Authorization: `Bearer ${key}` },
@@ -111,6 +115,9 @@ async function main(): Promise<void> {
   const connections = wholeNumber('connections', values.connections, 1);
   const large = wholeNumber('large', values.large, SMALL);
   const output = resolve(PACKAGE_ROOT, values.output);
+
+  progress('compiling the service (npm run build)');
+  execFileSync('npm', ['run', '-s', 'build'], { cwd: PACKAGE_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
 
   const dir = mkdtempSync(join(tmpdir(), 'animal-store-bench-'));
   const servers: BenchServer[] = [];

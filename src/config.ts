@@ -1,9 +1,9 @@
 import { isAbsolute, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from './package-root.js';
 import { HTTP_TIMEOUTS } from './server/http-server.js';
 
 /** Root of the package (where package.json is); relative paths in the configuration start here. */
-export const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
+export { PACKAGE_ROOT };
 
 /** The service's configuration, read once at start by {@link loadConfig}. */
 export interface Config {

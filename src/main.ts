@@ -16,7 +16,7 @@ Serves the Animal Store API (openapi.yaml) under /v1: on the embedded SQLite sto
 default, on PostgreSQL with DATABASE_URL, with limits shared through Redis with REDIS_URL.
 Configuration comes from the environment:
 
-${describeSettings().replaceAll(PACKAGE_ROOT, '')}
+${describeSettings().replaceAll(`${PACKAGE_ROOT}/`, '')}
 `;
 
 async function main(): Promise<void> {
@@ -70,6 +70,7 @@ async function main(): Promise<void> {
     environment: config.environment,
     anonymousLimits,
     trustProxy: config.trustProxy,
+    checkSpecAtStart: config.nodeEnv !== 'production',
   });
 
   const server = createHttpServer(app, {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
 import { ConfigError, loadConfig, PACKAGE_ROOT } from '../src/config.js';
 
 describe('configuration', () => {
@@ -8,7 +9,7 @@ describe('configuration', () => {
       environment: 'production',
       nodeEnv: 'development',
       trustProxy: false,
-      databasePath: `${PACKAGE_ROOT}data/animal-store.db`,
+      databasePath: join(PACKAGE_ROOT, 'data', 'animal-store.db'),
     });
   });
 

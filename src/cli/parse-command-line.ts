@@ -2,6 +2,11 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
+/** What {@link parseCommandLine} returns: parseArgs's result for `options` and `--help`. */
+export type ParsedCommandLine<T extends Options> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: T & { help: { type: 'boolean'; short: 'h'; default: false } }; strict: true; allowPositionals: boolean }>
+>;
+
 /**
  * Parses a command's arguments strictly. `--help`/`-h` prints `help` and exits 0; an unknown or
  * malformed option prints what is wrong, then `help`, and exits 2.
@@ -10,7 +15,7 @@ export function parseCommandLine<const T extends Options>(
   help: string,
   options: T,
   { args = process.argv.slice(2), allowPositionals = false }: { args?: string[]; allowPositionals?: boolean } = {},
-) {
+): ParsedCommandLine<T> {
   try {
     const parsed = parseArgs({
       args,

@@ -24,7 +24,8 @@ import { matchOperation } from './middleware/match-operation.js';
 import { routeGuard } from './middleware/route-guard.js';
 import { validate } from './middleware/validate.js';
 import { mountOperations } from './mount-operations.js';
-import { PathMatcher, perOperation } from './routing.js';
+import { pipeline } from './pipeline.js';
+import { PathMatcher } from './routing.js';
 
 /** Largest request body accepted, in bytes (the contract's PayloadTooLarge says 16 KiB). */
 export const BODY_LIMIT_BYTES = 16 * 1024;
@@ -43,6 +44,12 @@ export interface AppDependencies {
   handlers?: Handlers;
   /** @default openapi.yaml */
   spec?: OpenApiDocument;
+  /**
+   * Check openapi.yaml against the OpenAPI schema at start (see validate.ts); production skips
+   * it, since `npm run check` checked the contract it ships with.
+   * @default true
+   */
+  checkSpecAtStart?: boolean;
   /** The rendered reference served at /docs. @default build/docs/index.html */
   docsPath?: string;
 }
@@ -83,18 +90,23 @@ export function createApp(deps: AppDependencies): Express {
   app.use(contractDocuments(doc, specText, deps.docsPath));
 
   const { headers: deprecationHeaders, gate: sunsetGate } = deprecation(operations, basePath, deps.clock);
-  app.use(matchOperation(paths));
-  app.use(deprecationHeaders);
-  app.use(authenticate(deps.store, deps.environment));
-  app.use(rateLimit(deps.limiter, deps.anonymousLimits));
-  app.use(requireKey);
-  app.use(routeGuard);
-  app.use(sunsetGate);
-  app.use(jsonBody(doc, operations, BODY_LIMIT_BYTES));
-  app.use(strictParameters(doc, operations));
-  app.use(validate(doc));
-  app.use(idempotency(operations, deps.store, deps.clock));
-  app.use(mountOperations(operations, deps.handlers ?? generatedHandlers, { store: deps.store, clock: deps.clock, basePath }));
+  // The contract's operations: one Express middleware running each step in turn (pipeline.ts).
+  app.use(
+    pipeline([
+      matchOperation(paths),
+      deprecationHeaders,
+      authenticate(deps.store, deps.environment),
+      rateLimit(deps.limiter, deps.anonymousLimits),
+      requireKey,
+      routeGuard,
+      sunsetGate,
+      jsonBody(doc, operations, BODY_LIMIT_BYTES),
+      strictParameters(doc, operations),
+      validate(doc, operations, { checkSpec: deps.checkSpecAtStart ?? true }),
+      idempotency(operations, deps.store, deps.clock),
+      mountOperations(operations, deps.handlers ?? generatedHandlers, { store: deps.store, clock: deps.clock, basePath }),
+    ]),
+  );
   app.use((req, _res, next) => next(new NotFoundError(`No route ${req.method} ${req.path}.`)));
   app.use(errorHandler(paths, BODY_LIMIT_BYTES));
   return app;

@@ -1,8 +1,11 @@
 import type { Request, RequestHandler } from 'express';
 import type { OperationId } from '../../generated/operations.js';
 import type { OperationInfo } from '../spec/operations.js';
-import type { Handler, HandlerContext, HandlerInput, Handlers } from './handler-types.js';
-import { localsOf } from './middleware/locals.js';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { IdempotencyScope, Store } from '../store/store.js';
+import type { Caller, Handler, HandlerContext, HandlerInput, Handlers } from './handler-types.js';
+import { localsOf, type RequestLocals } from './middleware/locals.js';
 import { perOperation } from './routing.js';
 
 /** The request parts a handler sees, after validation and coercion. */
@@ -19,11 +22,41 @@ function inputOf(req: Request, op: OperationInfo, pathParams: Record<string, str
   return { path, query: req.query, headers, body: req.body } as unknown as HandlerInput<OperationId>;
 }
 
+/** What every request's handler context shares. */
+type SharedContext = Omit<HandlerContext, 'caller' | 'log' | 'idempotency'>;
+
+/**
+ * The context of one request's handler. A class, so that every request's context has the same
+ * shape and its `log` getter lives on the prototype: the request's child logger is made only if
+ * the handler logs.
+ */
+class RequestHandlerContext implements HandlerContext {
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly basePath: string;
+  readonly caller: Caller;
+  readonly idempotency: IdempotencyScope | undefined;
+  readonly #locals: RequestLocals;
+
+  constructor(shared: SharedContext, locals: RequestLocals, caller: Caller) {
+    this.store = shared.store;
+    this.clock = shared.clock;
+    this.basePath = shared.basePath;
+    this.caller = caller;
+    this.idempotency = locals.idempotency;
+    this.#locals = locals;
+  }
+
+  get log(): Logger {
+    return this.#locals.log;
+  }
+}
+
 /** Mounts one handler per operation, by operationId, calling it and sending its result. */
 export function mountOperations(
   operations: OperationInfo[],
   handlers: Handlers,
-  context: Omit<HandlerContext, 'caller' | 'log' | 'idempotency'>,
+  context: SharedContext,
 ): RequestHandler {
   return perOperation(operations, (op) => {
     const handler = handlers[op.operationId as OperationId] as Handler<OperationId>;
@@ -31,15 +64,7 @@ export function mountOperations(
     return async (req, res) => {
       const locals = localsOf(res);
       if (!locals.key) throw new Error(`${op.operationId} reached without an authenticated key`);
-      const result = await handler(inputOf(req, op, locals.pathParams), {
-        ...context,
-        caller: { key: locals.key },
-        // The request's child logger is made only if the handler logs.
-        get log() {
-          return locals.log;
-        },
-        idempotency: locals.idempotency,
-      });
+      const result = await handler(inputOf(req, op, locals.pathParams), new RequestHandlerContext(context, locals, { key: locals.key }));
       if (result.headers) res.set(result.headers as Record<string, string>);
       res.status(Number(result.status)).json(result.body);
     };

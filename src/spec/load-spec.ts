@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parse } from 'yaml';
+import { PACKAGE_ROOT } from '../package-root.js';
 
 /** Absolute path of the contract, `openapi.yaml` at the root of the package. */
-export const SPEC_PATH = fileURLToPath(new URL('../../openapi.yaml', import.meta.url));
+export const SPEC_PATH = join(PACKAGE_ROOT, 'openapi.yaml');
 
 /** The parts of an OpenAPI 3.1 document this package reads; everything else is kept as is. */
 export interface OpenApiDocument {

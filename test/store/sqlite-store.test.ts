@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { migrate, SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { DATA_VERSION_TRUSTED_MS, migrate, SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { defineStoreSuite } from './store-suite.js';
 
@@ -11,6 +11,8 @@ const dir = mkdtempSync(join(tmpdir(), 'animal-store-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 const freshPath = () => join(dir, `store-${++n}`, 'animal-store.db');
+/** Waits until the store reads data_version again (see DATA_VERSION_TRUSTED_MS). */
+const afterTrustedReading = () => new Promise((resolve) => setTimeout(resolve, DATA_VERSION_TRUSTED_MS + 1));
 
 defineStoreSuite('SQLite', async () => SqliteStore.open(freshPath()));
 
@@ -45,7 +47,7 @@ describe('SQLite store file', () => {
     await again.close();
   });
 
-  it('sees a key revoked by another connection (the keys CLI, another instance) on the next lookup, though it caches keys', async () => {
+  it('sees a key revoked by another connection (the keys CLI, another instance) on lookups a millisecond later, though it caches keys', async () => {
     const path = freshPath();
     const store = SqliteStore.open(path);
     const record = { id: 'key_other', name: 'x', plan: 'free' as const, perMinute: null, perDay: null, environment: 'production' as const, hash: 'h'.repeat(64), displayPrefix: 'as_prod_abcd', createdAt: '2026-01-01T00:00:00.000Z', revokedAt: null };
@@ -53,14 +55,16 @@ describe('SQLite store file', () => {
     expect((await store.findKeyByHash(record.hash))?.revokedAt).toBeNull();
     const other = new Database(path);
     other.prepare("UPDATE api_keys SET revoked_at = '2026-01-02T00:00:00.000Z' WHERE id = ?").run(record.id);
+    await afterTrustedReading();
     expect((await store.findKeyByHash(record.hash))?.revokedAt).toBe('2026-01-02T00:00:00.000Z');
     other.prepare('DELETE FROM api_keys WHERE id = ?').run(record.id);
+    await afterTrustedReading();
     expect(await store.findKeyByHash(record.hash)).toBeUndefined();
     other.close();
     await store.close();
   });
 
-  it('lists an animal another connection added on the next read, and its own at once, though it caches pages', async () => {
+  it('lists an animal another connection added on reads a millisecond later, and its own at once, though it caches pages', async () => {
     const path = freshPath();
     const store = SqliteStore.open(path);
     await store.createPet({ name: 'Rex', categoryId: 1, status: 'available' });
@@ -68,8 +72,10 @@ describe('SQLite store file', () => {
     expect(await names()).toEqual(['Rex']);
     const other = new Database(path);
     other.prepare("INSERT INTO pets (name, category_id, status) VALUES ('Tom', 2, 'available')").run();
+    await afterTrustedReading();
     expect(await names()).toEqual(['Rex', 'Tom']);
     other.prepare("UPDATE pets SET name = 'Tim' WHERE name = 'Tom'").run();
+    await afterTrustedReading();
     expect(await names()).toEqual(['Rex', 'Tim']);
     other.close();
     await store.createPet({ name: 'Nemo', categoryId: 3, status: 'available' });

@@ -1,20 +1,134 @@
-import type { RequestHandler } from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { OpenApiSpecLoader, type Spec } from 'express-openapi-validator/dist/framework/openapi.spec.loader.js';
+import type { OpenApiRequestMetadata } from 'express-openapi-validator/dist/framework/types.js';
+import { RequestValidator, ResponseValidator } from 'express-openapi-validator/dist/middlewares/index.js';
+import { SchemaPreprocessor } from 'express-openapi-validator/dist/middlewares/parsers/schema.preprocessor.js';
+import { OpenApiValidator } from 'express-openapi-validator/dist/openapi.validator.js';
 import type { OpenApiDocument } from '../../spec/load-spec.js';
+import type { OperationInfo } from '../../spec/operations.js';
+import { localsOf } from './locals.js';
+
+/** The options express-openapi-validator runs with on the contract. */
+export const VALIDATOR_OPTIONS = {
+  validateApiSpec: true,
+  validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, allErrors: true },
+  validateResponses: { removeAdditional: false, allErrors: true },
+  validateSecurity: false,
+  ignoreUndocumented: false,
+  validateFormats: true,
+} as const;
+
+/** Options of {@link validate}. */
+export interface ValidateOptions {
+  /**
+   * Check the contract itself against the OpenAPI schema before serving (the validator's
+   * `validateApiSpec`). Takes about a fifth of the start-up time; `npm run check` and the tests
+   * check the same contract before it ships (test/server/validate.test.ts).
+   * @default true
+   */
+  checkSpec?: boolean;
+}
+
+/** What express-openapi-validator's metadata step puts on `req.openapi`, for one operation. */
+interface OperationMetadata {
+  expressRoute: string;
+  openApiRoute: string;
+  schema: OpenApiRequestMetadata['schema'];
+  responseSchema: unknown;
+}
+
+/** The validator's pieces, built once the contract is loaded. */
+export interface Validators {
+  metadata: Map<string, OperationMetadata>;
+  serial: number;
+  request: RequestValidator;
+  response: RequestHandler;
+}
+
+/** The middleware of {@link validate}, with the promise of its validators being built. */
+export type ContractValidator = RequestHandler & { ready: Promise<void> };
+
+const keyOf = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
 
 /**
  * express-openapi-validator on the contract: every request (parameters, headers, body, content
  * type, unknown query parameters) and every response body the handlers send. Failures are thrown
  * to the error handler, which answers with the Error body.
+ *
+ * The validator's own request and response validators do the checking, with the options of
+ * {@link VALIDATOR_OPTIONS}; what changes is how they are reached. `OpenApiValidator.middleware`
+ * returns six middlewares that each wait on the loaded spec (a promise turn per middleware per
+ * request), and its metadata step compiles a path-to-regexp expression for every contract path on
+ * every request. Here the spec is loaded once, and `req.openapi` is set from the operation the
+ * request was already matched to (routing.ts), with the same schema objects the validator's
+ * metadata step would set (test/server/validate.test.ts compares the two). Its security step is
+ * off (authenticate.ts checks keys) and its multipart step has nothing to do: the contract takes
+ * only JSON, and json-body.ts refuses every other media type before this runs.
  */
-export function validate(doc: OpenApiDocument): RequestHandler[] {
-  return OpenApiValidator.middleware({
-    apiSpec: structuredClone(doc) as never,
-    validateApiSpec: true,
-    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, allErrors: true },
-    validateResponses: { removeAdditional: false, allErrors: true },
-    validateSecurity: false,
-    ignoreUndocumented: false,
-    validateFormats: true,
-  }) as RequestHandler[];
+export function validate(doc: OpenApiDocument, operations: OperationInfo[], options: ValidateOptions = {}): ContractValidator {
+  let validators: Validators | undefined;
+  const ready = loadValidators(doc, options).then((built) => {
+    for (const op of operations) {
+      if (!built.metadata.has(keyOf(op.method, op.path))) throw new Error(`The validator found no route for ${op.method.toUpperCase()} ${op.path}`);
+    }
+    validators = built;
+  });
+  // A request that comes while the validators are being built waits for them (and fails with
+  // the reason if they cannot be built); `ready` is for callers that want to wait up front.
+  ready.catch(() => undefined);
+
+  const run = (v: Validators, req: Request, res: Response, next: NextFunction) => {
+    const op = localsOf(res).operation;
+    const meta = op && v.metadata.get(keyOf(op.method, op.path));
+    if (!meta) return next();
+    const pathParams = localsOf(res).pathParams;
+    const openapi = {
+      expressRoute: meta.expressRoute,
+      openApiRoute: meta.openApiRoute,
+      pathParams,
+      schema: meta.schema,
+      serial: v.serial,
+      _responseSchema: meta.responseSchema,
+    };
+    (req as Request & { openapi: unknown }).openapi = openapi;
+    req.params = pathParams;
+    // In the validator's own order: the request is checked, then the response validator wraps
+    // res.json for this request (so a refused request's Error body is not checked against it).
+    v.request.validate(req as never, res as never, (error?: unknown) => (error ? next(error) : v.response(req, res, next)));
+  };
+
+  const middleware: RequestHandler = (req, res, next) => {
+    if (validators) return run(validators, req, res, next);
+    ready.then(() => run(validators!, req, res, next), next);
+  };
+  return Object.assign(middleware, { ready });
+}
+
+/** Loads and checks the contract as express-openapi-validator does, and builds its validators. */
+export async function loadValidators(doc: OpenApiDocument, { checkSpec = true }: ValidateOptions = {}): Promise<Validators> {
+  const oav = new OpenApiValidator({ apiSpec: structuredClone(doc) as never, ...structuredClone(VALIDATOR_OPTIONS), validateApiSpec: checkSpec });
+  const spec: Spec = await new OpenApiSpecLoader({
+    apiDoc: structuredClone(doc) as never,
+    validateApiSpec: oav.options.validateApiSpec,
+    $refParser: oav.options.$refParser,
+  }).load();
+  const responseOptions = oav.options.validateResponses as never;
+  const { apiDocRes } = new SchemaPreprocessor(spec.apiDoc, oav.ajvOpts.preprocessor, responseOptions).preProcess();
+  const metadata = new Map<string, OperationMetadata>();
+  for (const route of spec.routes) {
+    const pathKey = route.openApiRoute.substring(route.basePath.length);
+    const method = route.method.toLowerCase();
+    metadata.set(keyOf(method, pathKey), {
+      expressRoute: route.expressRoute,
+      openApiRoute: route.openApiRoute,
+      schema: (spec.apiDoc.paths as Record<string, Record<string, unknown>>)[pathKey]![method] as OperationMetadata['schema'],
+      responseSchema: (apiDocRes.paths as Record<string, Record<string, unknown>>)[pathKey]![method],
+    });
+  }
+  return {
+    metadata,
+    serial: spec.serial,
+    request: new RequestValidator(spec.apiDoc, oav.ajvOpts.request),
+    response: new ResponseValidator(apiDocRes, oav.ajvOpts.response, responseOptions, spec.serial).validate() as RequestHandler,
+  };
 }

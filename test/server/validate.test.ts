@@ -1,0 +1,77 @@
+// Guards the way src/server/middleware/validate.ts reaches express-openapi-validator: it sets
+// `req.openapi` itself from the operation the request was matched to, instead of running the
+// validator's metadata middleware. What it sets must be what that middleware would have set.
+import { OpenApiContext } from 'express-openapi-validator/dist/framework/openapi.context.js';
+import { OpenApiSpecLoader } from 'express-openapi-validator/dist/framework/openapi.spec.loader.js';
+import { applyOpenApiMetadata } from 'express-openapi-validator/dist/middlewares/index.js';
+import { SchemaPreprocessor } from 'express-openapi-validator/dist/middlewares/parsers/schema.preprocessor.js';
+import { OpenApiValidator } from 'express-openapi-validator/dist/openapi.validator.js';
+import { describe, expect, it } from 'vitest';
+import { loadValidators, VALIDATOR_OPTIONS } from '../../src/server/middleware/validate.js';
+import { loadSpec } from '../../src/spec/load-spec.js';
+import { basePathOf, listOperations } from '../../src/spec/operations.js';
+
+const doc = loadSpec();
+const basePath = basePathOf(doc);
+
+/** express-openapi-validator's own metadata middleware, built as its installMiddleware does. */
+async function validatorsOwnMetadata() {
+  const oav = new OpenApiValidator({ apiSpec: structuredClone(doc) as never, ...structuredClone(VALIDATOR_OPTIONS) });
+  const spec = await new OpenApiSpecLoader({
+    apiDoc: structuredClone(doc) as never,
+    validateApiSpec: true,
+    $refParser: oav.options.$refParser,
+  }).load();
+  const { apiDocRes } = new SchemaPreprocessor(spec.apiDoc, oav.ajvOpts.preprocessor, oav.options.validateResponses as never).preProcess();
+  return applyOpenApiMetadata(new OpenApiContext(spec, undefined as never, false, false), apiDocRes);
+}
+
+describe('the validator reached without its metadata middleware', () => {
+  it('puts on req.openapi, for every operation, what the validator itself would', async () => {
+    const own = await validatorsOwnMetadata();
+    const ours = await loadValidators(doc);
+    const operations = listOperations(doc);
+    expect(operations.length).toBeGreaterThan(0);
+    for (const op of operations) {
+      // A concrete path for the operation: each path parameter given the value 7.
+      const path = `${basePath}${op.path.replace(/\{[^}]+\}/g, '7')}`;
+      const req = {
+        method: op.method.toUpperCase(),
+        path,
+        url: path,
+        originalUrl: path,
+        baseUrl: '',
+        app: { enabled: (setting: string) => setting === 'case sensitive routing' },
+      } as unknown as Parameters<typeof own>[0];
+      let error: unknown;
+      own(req, {} as never, (e?: unknown) => (error = e));
+      expect(error, op.operationId).toBeUndefined();
+      const expected = (req as unknown as { openapi: Record<string, unknown> }).openapi;
+      const meta = ours.metadata.get(`${op.method.toUpperCase()} ${op.path}`);
+      expect(meta, op.operationId).toBeDefined();
+      expect(meta!.expressRoute, op.operationId).toBe(expected.expressRoute);
+      expect(meta!.openApiRoute, op.operationId).toBe(expected.openApiRoute);
+      expect(meta!.schema, op.operationId).toEqual(expected.schema);
+      expect(meta!.responseSchema, op.operationId).toEqual(expected._responseSchema);
+      // Each load of a spec gets its own serial; the response validator checks only requests
+      // that carry the serial of its own load (errors.test.ts shows a bad response stopped).
+      expect(typeof expected.serial).toBe(typeof ours.serial);
+      const names = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+      expect(expected.pathParams, op.operationId).toEqual(Object.fromEntries(names.map((name) => [name, '7'])));
+    }
+    // and nothing more: one entry per operation of the contract
+    expect(ours.metadata.size).toBe(operations.length);
+  });
+});
+
+describe('the contract check that production skips at start', () => {
+  it('passes on openapi.yaml, as the validator checks it at start outside production', async () => {
+    await expect(loadValidators(doc, { checkSpec: true })).resolves.toHaveProperty('serial');
+  });
+
+  it('fails on a contract that is not valid OpenAPI', async () => {
+    const broken = structuredClone(doc) as unknown as { paths: Record<string, Record<string, unknown>> };
+    (broken.paths['/pets']!.get as Record<string, unknown>).responses = 'none';
+    await expect(loadValidators(broken as never, { checkSpec: true })).rejects.toThrow(/openapi|spec|responses/i);
+  });
+});
