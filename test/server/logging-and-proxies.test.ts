@@ -11,8 +11,11 @@ describe('request logs', () => {
     const key = await server.newKey('pro');
     await fetch(`${server.baseUrl}/pets`, { headers: { Authorization: `Bearer ${key}`, 'X-Request-Id': 'req-1' } });
     await fetch(`${server.baseUrl}/pets`, { headers: { Authorization: `Bearer ${key.slice(0, -1)}x` } });
-    await new Promise((r) => setTimeout(r, 50));
-    const entries = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.msg === 'request');
+    // A request's line is written when its response has finished, which may be after the
+    // client has read the response: wait for both lines (at most two seconds).
+    const requestLines = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.msg === 'request');
+    for (let waited = 0; requestLines().length < 2 && waited < 2000; waited += 10) await new Promise((r) => setTimeout(r, 10));
+    const entries = requestLines();
     expect(entries).toHaveLength(2);
     expect(entries[0]).toMatchObject({ requestId: 'req-1', method: 'GET', path: '/v1/pets', status: 200, keyId: expect.stringMatching(/^key_/) });
     expect(entries[1]).toMatchObject({ status: 401 });

@@ -83,6 +83,55 @@ describe('SQLite store file', () => {
     await store.close();
   });
 
+  describe('group commit: animals created in the same turn share one transaction', () => {
+    const rex = (i: number) => ({ name: `Rex ${i}`, categoryId: 1, status: 'available' as const });
+
+    it('gives each its own id and stores every one, seen by another connection', async () => {
+      const path = freshPath();
+      const store = SqliteStore.open(path);
+      const created = await Promise.all(Array.from({ length: 50 }, (_, i) => store.createPet(rex(i))));
+      expect(new Set(created.map((p) => p.id)).size).toBe(50);
+      expect(created.map((p) => p.name)).toEqual(Array.from({ length: 50 }, (_, i) => `Rex ${i}`));
+      const other = new Database(path, { readonly: true });
+      expect(other.prepare('SELECT count(*) FROM pets').pluck().get()).toBe(50);
+      other.close();
+      await store.close();
+    });
+
+    it('rolls back only the one that fails', async () => {
+      const store = SqliteStore.open(freshPath());
+      const outcomes = await Promise.allSettled([
+        store.createPet(rex(1)),
+        store.createPet(rex(2), { apiKeyId: 'key_x', key: 'never-claimed' }),
+        store.createPet(rex(3)),
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect(String((outcomes[1] as PromiseRejectedResult).reason)).toMatch(/not claimed/);
+      expect((await store.listPets({ limit: 10 })).map((p) => p.name)).toEqual(['Rex 1', 'Rex 3']);
+      await store.close();
+    });
+
+    it('lists the new animal once its creation resolves, though a page was read while it waited', async () => {
+      const store = SqliteStore.open(freshPath());
+      const creating = store.createPet(rex(1));
+      expect(await store.listPets({ limit: 10 })).toEqual([]);
+      const created = await creating;
+      expect(await store.listPets({ limit: 10 })).toEqual([created]);
+      await store.close();
+    });
+
+    it('commits what is waiting before the file closes', async () => {
+      const path = freshPath();
+      const store = SqliteStore.open(path);
+      const creating = store.createPet(rex(1));
+      await store.close();
+      await expect(creating).resolves.toMatchObject({ name: 'Rex 1' });
+      const reopened = SqliteStore.open(path);
+      expect((await reopened.listPets({ limit: 10 })).map((p) => p.name)).toEqual(['Rex 1']);
+      await reopened.close();
+    });
+  });
+
   it('refuses a database written by a newer release', () => {
     const path = freshPath();
     SqliteStore.open(path).close();

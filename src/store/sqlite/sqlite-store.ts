@@ -38,6 +38,14 @@ type RawPetRow = [id: number, name: string, categoryId: number, status: PetStatu
  */
 export const DATA_VERSION_TRUSTED_MS = 1;
 
+/** An animal waiting for the next group commit. */
+interface PendingCreate {
+  pet: PetToCreate;
+  idempotency: IdempotencyScope | undefined;
+  resolve: (pet: Pet) => void;
+  reject: (error: unknown) => void;
+}
+
 /** Keys and list pages remembered at most (see ReadCache). */
 const CACHE_LIMITS = { keys: 10_000, pages: 1_000 } as const;
 
@@ -88,6 +96,8 @@ export class SqliteStore implements Store {
   private readonly keysByHash = new ReadCache<ApiKeyRecord>(CACHE_LIMITS.keys);
   private readonly pages = new ReadCache<readonly Pet[]>(CACHE_LIMITS.pages);
   private dataVersion: number | null = null;
+  /** Animals to create in the next group commit (see createPet). */
+  private pendingCreates: PendingCreate[] = [];
   private dataVersionReadAt = Number.NEGATIVE_INFINITY;
 
   private constructor(db: Database.Database) {
@@ -159,21 +169,61 @@ export class SqliteStore implements Store {
     return pets.slice();
   }
 
-  async createPet(pet: PetToCreate, idempotency?: IdempotencyScope): Promise<Pet> {
-    this.pages.clear();
-    return this.transactions.createPet.immediate(pet, idempotency);
+  /**
+   * Inserts the animal (and completes its Idempotency-Key claim) in a transaction shared with
+   * the other animals created in the same turn of the event loop: one commit for all of them
+   * (group commit), each in a savepoint of its own, so one that fails rolls back alone. The
+   * promise settles after the commit.
+   */
+  createPet(pet: PetToCreate, idempotency?: IdempotencyScope): Promise<Pet> {
+    return new Promise((resolve, reject) => {
+      this.pendingCreates.push({ pet, idempotency, resolve, reject });
+      if (this.pendingCreates.length === 1) setImmediate(this.flushCreates);
+    });
   }
+
+  private readonly flushCreates = (): void => {
+    const batch = this.pendingCreates;
+    if (batch.length === 0) return;
+    this.pendingCreates = [];
+    const outcomes: ({ pet: Pet } | { error: unknown })[] = [];
+    try {
+      this.transactions.createPets.immediate(batch, outcomes);
+    } catch (error) {
+      // The commit itself failed (busy past the timeout, disk full): nothing of the batch is stored.
+      this.pages.clear();
+      for (const item of batch) item.reject(error);
+      return;
+    }
+    // Pages read while the batch waited may lack its animals.
+    this.pages.clear();
+    batch.forEach((item, i) => {
+      const outcome = outcomes[i]!;
+      if ('pet' in outcome) item.resolve(outcome.pet);
+      else item.reject(outcome.error);
+    });
+  };
 
   /** The store's transactions, built once (better-sqlite3's `transaction` is not free per call). */
   private buildTransactions(db: Database.Database) {
+    // Called inside createPets, better-sqlite3 runs it as a savepoint.
+    const createPet = db.transaction((pet: PetToCreate, idempotency?: IdempotencyScope): Pet => {
+      const created = toPet(this.statements.insertPet.get(pet.name, pet.categoryId, pet.status) as PetRow);
+      if (idempotency) {
+        const done = this.statements.completeClaim.run(201, JSON.stringify(created), idempotency.apiKeyId, idempotency.key);
+        if (done.changes !== 1) throw new Error(`Idempotency-Key ${idempotency.key} was not claimed before createPet`);
+      }
+      return created;
+    });
     return {
-      createPet: db.transaction((pet: PetToCreate, idempotency?: IdempotencyScope): Pet => {
-        const created = toPet(this.statements.insertPet.get(pet.name, pet.categoryId, pet.status) as PetRow);
-        if (idempotency) {
-          const done = this.statements.completeClaim.run(201, JSON.stringify(created), idempotency.apiKeyId, idempotency.key);
-          if (done.changes !== 1) throw new Error(`Idempotency-Key ${idempotency.key} was not claimed before createPet`);
+      createPets: db.transaction((batch: PendingCreate[], outcomes: ({ pet: Pet } | { error: unknown })[]) => {
+        for (const item of batch) {
+          try {
+            outcomes.push({ pet: createPet(item.pet, item.idempotency) });
+          } catch (error) {
+            outcomes.push({ error });
+          }
         }
-        return created;
       }),
       claimIdempotencyKey: db.transaction((scope: IdempotencyScope, fingerprint: string, timing: ClaimTiming): IdempotencyClaim => {
         const row = this.statements.findClaim.get(scope.apiKeyId, scope.key) as IdempotencyRow | undefined;
@@ -249,6 +299,8 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    // Animals already handed to createPet are committed (or refused) before the file closes.
+    if (this.db.open) this.flushCreates();
     if (this.db.open) this.db.close();
   }
 }
