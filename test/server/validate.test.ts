@@ -27,9 +27,12 @@ async function validatorsOwnMetadata() {
 }
 
 describe('the validator reached without its metadata middleware', () => {
-  it('puts on req.openapi, for every operation, what the validator itself would', async () => {
+  it.each([
+    ['checked at start (development)', true],
+    ['not checked at start (production), loaded without compiling the OpenAPI schema', false],
+  ])('puts on req.openapi, for every operation, what the validator itself would: contract %s', async (_, checkSpec) => {
     const own = await validatorsOwnMetadata();
-    const ours = await loadValidators(doc);
+    const ours = await loadValidators(doc, { checkSpec });
     const operations = listOperations(doc);
     expect(operations.length).toBeGreaterThan(0);
     for (const op of operations) {
