@@ -10,7 +10,7 @@ export interface Tally {
   manner: Manner;
   limits: Limits;
   sent: number;
-  /** Answers that passed the limiter: anything but 429 (2xx, and 4xx about the request itself). */
+  /** Answers that passed the limiter: anything but 429 and 5xx (2xx, and 4xx about the request itself). */
   accepted: number;
   rateLimited: number;
   banned: number;
@@ -89,9 +89,16 @@ export function driveKey(options: {
       const request: Promise<void> = fetch(url, init)
         .then(async (response) => {
           const text = await response.text();
-          if (response.status >= 500) tally.serverErrors++;
-          if (response.status === 429) {
-            const code = (JSON.parse(text) as { code?: string }).code;
+          if (response.status >= 500) {
+            tally.serverErrors++;
+          } else if (response.status === 429) {
+            // A refusal whatever its body; a body that is not JSON counts as a rate limit, not a ban.
+            let code: string | undefined;
+            try {
+              code = (JSON.parse(text) as { code?: string }).code;
+            } catch {
+              code = undefined;
+            }
             if (code === 'key_temporarily_banned') tally.banned++;
             else tally.rateLimited++;
             if (manner === 'honours-retry-after') {

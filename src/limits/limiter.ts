@@ -134,6 +134,11 @@ export class MemoryCounter implements Counter {
   delete(key: string): void {
     this.entries.delete(key);
   }
+
+  /** How many keys the counter holds now, expired ones not yet dropped included. */
+  get size(): number {
+    return this.entries.size;
+  }
 }
 
 /** In-memory counters, for one instance. */

@@ -32,6 +32,23 @@ describe('MemoryCounter', () => {
     expect(counter.consume('minute').consumedPoints).toBe(1);
   });
 
+  it('drops every expired key, read or not, when a new key comes a minute after the last sweep', () => {
+    const counter = new MemoryCounter(60);
+    for (let i = 0; i < 1000; i++) counter.consume(`client-${i}`);
+    expect(counter.size).toBe(1000);
+    vi.advanceTimersByTime(30_000);
+    counter.consume('during the window');
+    expect(counter.size).toBe(1001);
+    vi.advanceTimersByTime(30_000);
+    // The 1000 keys have expired, but nothing was asked since: they are still held.
+    expect(counter.size).toBe(1001);
+    vi.advanceTimersByTime(1);
+    counter.consume('a new key after the minute');
+    // The sweep kept only what has not expired: the key of 30 s ago and the new one.
+    expect(counter.size).toBe(2);
+    expect(counter.get('during the window')?.consumedPoints).toBe(1);
+  });
+
   it('sets and deletes values with their own lifetime', () => {
     const counter = new MemoryCounter(86_400);
     counter.set('ban', 1_780_000_000, 600);

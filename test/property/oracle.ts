@@ -10,13 +10,14 @@ interface ErrorBody {
 }
 
 /**
- * Whether an Error detail names the field a mutation broke (or its parent, or a part of it).
+ * Whether an Error detail names the field a mutation broke, or a part of it (a detail that names
+ * only its parent, `body` for a broken `body.name`, does not say what is wrong).
  * Query names are compared without brackets: `limit[]` is `limit` given as a list.
  */
 function names(detail: string, field: string): boolean {
   const a = detail.toLowerCase();
   const b = field.toLowerCase().replace(/^(query\.[^[]+)\[.*$/, '$1');
-  return a === b || b.startsWith(`${a}.`) || a.startsWith(`${b}.`);
+  return a === b || a.startsWith(`${b}.`);
 }
 
 /**
