@@ -25,6 +25,7 @@ const fails = (how: string): RequestHandler =>
     if (how === 'reject') return Promise.reject(new Error('rejected')) as never;
     if (how === 'later') return new Promise((_, reject) => setTimeout(() => reject(new Error('rejected later')), 5)) as never;
     if (how === 'route') return next('route');
+    if (how === 'router') return next('router');
     return next();
   };
 
@@ -35,7 +36,7 @@ const answers: RequestHandler = (req, res, next) => {
 
 beforeAll(async () => {
   const app = express();
-  app.use(pipeline([mark('a'), fails('throw'), fails('next'), answers, mark('b'), fails('reject'), fails('later'), fails('route'), mark('c')]));
+  app.use(pipeline([mark('a'), fails('throw'), fails('next'), answers, mark('b'), fails('reject'), fails('later'), fails('route'), fails('router'), mark('c')]));
   app.use((_req, res) => {
     res.json({ fellThrough: true, ran: res.locals.ran });
   });
@@ -72,7 +73,12 @@ describe('pipeline', () => {
     expect(await get(`fail=${how}`)).toEqual({ status: 500, body: { error: message, ran } });
   });
 
-  it("leaves on next('route') as a router would, to the app's next middleware", async () => {
-    expect(await get('fail=route')).toEqual({ status: 200, body: { fellThrough: true, ran: ['a', 'b'] } });
+  it("goes on with the next step on next('route'), as Express's router does with the next middleware", async () => {
+    expect(await get('fail=route')).toEqual({ status: 200, body: { fellThrough: true, ran: ['a', 'b', 'c'] } });
+  });
+
+  it("leaves the app's router on next('router'), as separate middleware would", async () => {
+    const response = await fetch(`${origin}/?fail=router`);
+    expect(response.status).toBe(404);
   });
 });

@@ -6,8 +6,12 @@ import { OpenApiSpecLoader } from 'express-openapi-validator/dist/framework/open
 import { applyOpenApiMetadata } from 'express-openapi-validator/dist/middlewares/index.js';
 import { SchemaPreprocessor } from 'express-openapi-validator/dist/middlewares/parsers/schema.preprocessor.js';
 import { OpenApiValidator } from 'express-openapi-validator/dist/openapi.validator.js';
+import type { AddressInfo } from 'node:net';
+import express, { type ErrorRequestHandler } from 'express';
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { loadValidators, VALIDATOR_OPTIONS } from '../../src/server/middleware/validate.js';
+import { RequestLocals } from '../../src/server/middleware/locals.js';
+import { loadValidators, validate, VALIDATOR_OPTIONS } from '../../src/server/middleware/validate.js';
 import { loadSpec } from '../../src/spec/load-spec.js';
 import { basePathOf, listOperations } from '../../src/spec/operations.js';
 
@@ -76,5 +80,67 @@ describe('the contract check that production skips at start', () => {
     const broken = structuredClone(doc) as unknown as { paths: Record<string, Record<string, unknown>> };
     (broken.paths['/pets']!.get as Record<string, unknown>).responses = 'none';
     await expect(loadValidators(broken as never, { checkSpec: true })).rejects.toThrow(/openapi|spec|responses/i);
+  });
+});
+
+describe('the validator middleware, through HTTP', () => {
+  /**
+   * An app with just the validator: the step before it sets what matchOperation and
+   * strictParameters would (the operation, the decoded path parameters); the step after it
+   * answers with what the request's locals hold then.
+   */
+  async function appWithValidator({ builtOnFirstRequest = false } = {}) {
+    const operations = listOperations(doc);
+    const app = express();
+    app.set('query parser', 'simple');
+    app.use((req, res, next) => {
+      const [path, operationId] = req.path === `${basePath}/pets` ? ['/pets', 'listPets'] : ['/pets/{petId}', 'getPet'];
+      const locals = new RequestLocals('test', pino({ level: 'silent' }));
+      locals.operation = operations.find((op) => op.operationId === operationId);
+      locals.pathParams = path === '/pets' ? {} : { petId: req.path.split('/').pop()! };
+      res.locals = locals;
+      next();
+    });
+    // Built when the first request comes, that request finds the validators still being built.
+    let validator = builtOnFirstRequest ? undefined : validate(doc, operations, { checkSpec: true });
+    app.use((req, res, next) => {
+      validator ??= validate(doc, operations, { checkSpec: true });
+      validator(req, res, next);
+    });
+    // In a header, not a JSON body: the response validator checks bodies sent with res.json.
+    app.use((_req, res) => {
+      res.set('X-Path-Params', JSON.stringify((res.locals as RequestLocals).pathParams)).end();
+    });
+    const onError: ErrorRequestHandler = (error: { status?: number; message: string }, _req, res, _next) => {
+      res.status(error.status ?? 500).json({ message: error.message });
+    };
+    app.use(onError);
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  }
+
+  it('refuses an invalid request that comes while the validators are still being built', async () => {
+    const { server, origin } = await appWithValidator({ builtOnFirstRequest: true });
+    try {
+      // This request waits for the validators, and the validator's refusal (a throw) must reach
+      // the error handler from there.
+      const response = await fetch(`${origin}${basePath}/pets?bogus=1`);
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { message: string }).message).toMatch(/bogus/);
+    } finally {
+      server.close();
+    }
+  });
+
+  it("leaves the request's decoded path parameters as strings (the validator coerces its own copy)", async () => {
+    const { server, origin } = await appWithValidator();
+    try {
+      const response = await fetch(`${origin}${basePath}/pets/7`);
+      expect(response.status).toBe(200);
+      expect(JSON.parse(response.headers.get('x-path-params')!)).toEqual({ petId: '7' });
+    } finally {
+      server.close();
+    }
   });
 });

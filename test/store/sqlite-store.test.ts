@@ -111,6 +111,24 @@ describe('SQLite store file', () => {
       await store.close();
     });
 
+    it('fails the whole batch, storing none of it, when a failure ends the transaction itself', async () => {
+      const path = freshPath();
+      const store = SqliteStore.open(path);
+      // A failure that rolls back the whole transaction, as a full disk or an I/O error would.
+      (store as unknown as { db: Database.Database }).db.exec(
+        "CREATE TEMP TRIGGER fail_boom BEFORE INSERT ON pets WHEN NEW.name = 'Boom' BEGIN SELECT RAISE(ROLLBACK, 'disk on fire'); END",
+      );
+      const outcomes = await Promise.allSettled([store.createPet(rex(1)), store.createPet({ ...rex(2), name: 'Boom' }), store.createPet(rex(3))]);
+      expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
+      expect(String((outcomes[2] as PromiseRejectedResult).reason)).toMatch(/disk on fire/);
+      const other = new Database(path, { readonly: true });
+      expect(other.prepare('SELECT count(*) FROM pets').pluck().get()).toBe(0);
+      other.close();
+      // and the store goes on working
+      await expect(store.createPet(rex(4))).resolves.toMatchObject({ name: 'Rex 4' });
+      await store.close();
+    });
+
     it('lists the new animal once its creation resolves, though a page was read while it waited', async () => {
       const store = SqliteStore.open(freshPath());
       const creating = store.createPet(rex(1));

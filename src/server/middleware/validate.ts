@@ -82,7 +82,8 @@ export function validate(doc: OpenApiDocument, operations: OperationInfo[], opti
     const op = localsOf(res).operation;
     const meta = op && v.metadata.get(keyOf(op.method, op.path));
     if (!meta) return next();
-    const pathParams = localsOf(res).pathParams;
+    // A copy: the validator coerces the parameters it is given (petId '7' → 7) in place.
+    const pathParams = { ...localsOf(res).pathParams };
     const openapi = {
       expressRoute: meta.expressRoute,
       openApiRoute: meta.openApiRoute,
@@ -100,7 +101,9 @@ export function validate(doc: OpenApiDocument, operations: OperationInfo[], opti
 
   const middleware: RequestHandler = (req, res, next) => {
     if (validators) return run(validators, req, res, next);
-    ready.then(() => run(validators!, req, res, next), next);
+    // The validator refuses a request by throwing: the throw must reach the error handler
+    // from inside this promise too.
+    ready.then(() => run(validators!, req, res, next)).catch(next);
   };
   return Object.assign(middleware, { ready });
 }

@@ -221,6 +221,10 @@ export class SqliteStore implements Store {
           try {
             outcomes.push({ pet: createPet(item.pet, item.idempotency) });
           } catch (error) {
+            // Some failures (disk full, I/O error, RAISE(ROLLBACK)) end the whole transaction,
+            // not only the savepoint: the rest of the batch must not go on in transactions of
+            // their own. The batch fails as one; nothing of it is stored.
+            if (!db.inTransaction) throw error;
             outcomes.push({ error });
           }
         }
