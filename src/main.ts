@@ -10,7 +10,8 @@ import { anonymousRateLimitHeaders } from './server/middleware/rate-limit.js';
 import { IDEMPOTENCY_TIMING } from './server/middleware/idempotency.js';
 import { describeStore, openStore } from './store/open-store.js';
 
-const HELP = `Usage: npm start
+const HELP = `Usage: npm start        (from the TypeScript sources, for development)
+       npm run serve    (compiled by npm run build, for production: starts faster)
 
 Serves the Animal Store API (openapi.yaml) under /v1: on the embedded SQLite store by
 default, on PostgreSQL with DATABASE_URL, with limits shared through Redis with REDIS_URL.
