@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Result } from 'autocannon';
+import { runToEnd } from './processes.js';
 import { runWrk } from './wrk.js';
 
 const WORKER = fileURLToPath(new URL('./load-worker.ts', import.meta.url));
@@ -39,26 +39,16 @@ export function runLoad(spec: LoadSpec, generator: Generator): Promise<LoadResul
   return generator === 'wrk' ? runWrk(spec) : runAutocannon(spec);
 }
 
-function runAutocannon(spec: LoadSpec): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', WORKER], { stdio: ['pipe', 'pipe', 'pipe'] });
-    child.stdin.end(JSON.stringify(spec));
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`the load generator exited with ${String(code)}:\n${stderr}`));
-      const result = JSON.parse(stdout) as Result;
-      resolve({
-        requestsPerSecond: result.requests.average,
-        p50Ms: result.latency.p50,
-        p99Ms: result.latency.p99,
-        requests: result.requests.total,
-        non2xx: result.non2xx,
-        errors: result.errors + result.timeouts,
-      });
-    });
-  });
+async function runAutocannon(spec: LoadSpec): Promise<LoadResult> {
+  const { code, stdout, stderr } = await runToEnd(process.execPath, ['--import', 'tsx', WORKER], JSON.stringify(spec));
+  if (code !== 0) throw new Error(`the load generator exited with ${String(code)}:\n${stderr}`);
+  const result = JSON.parse(stdout) as Result;
+  return {
+    requestsPerSecond: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
 }

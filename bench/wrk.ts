@@ -1,8 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LoadResult, LoadSpec } from './load.js';
+import { runToEnd } from './processes.js';
 
 /** Whether wrk (Debian package `wrk`) is on the PATH. */
 export function hasWrk(): boolean {
@@ -44,32 +45,25 @@ function script(spec: LoadSpec): string {
  * Runs wrk (2 threads, C, far cheaper per request than a Node load generator) against the spec
  * and reads the JSON line its `done` hook prints. Non-2xx/3xx answers are wrk's status errors.
  */
-export function runWrk(spec: LoadSpec): Promise<LoadResult> {
+export async function runWrk(spec: LoadSpec): Promise<LoadResult> {
   const dir = mkdtempSync(join(tmpdir(), 'animal-store-wrk-'));
   const file = join(dir, 'load.lua');
   writeFileSync(file, script(spec));
   const origin = new URL(spec.url).origin;
-  return new Promise<LoadResult>((resolve, reject) => {
-    const child = spawn('wrk', ['-t2', `-c${spec.connections}`, `-d${spec.durationSeconds}s`, '--timeout', '10s', '-s', file, origin], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const line = stdout.split('\n').find((l) => l.startsWith('{"requests"'));
-      if (code !== 0 || !line) return reject(new Error(`wrk exited with ${String(code)}:\n${stderr || stdout}`));
-      const r = JSON.parse(line) as Record<string, number>;
-      resolve({
-        requestsPerSecond: (r.requests! / r.durationUs!) * 1e6,
-        p50Ms: r.p50Us! / 1000,
-        p99Ms: r.p99Us! / 1000,
-        requests: r.requests!,
-        non2xx: r.status!,
-        errors: r.connect! + r.read! + r.write! + r.timeout!,
-      });
-    });
-  }).finally(() => rmSync(dir, { recursive: true, force: true }));
+  try {
+    const { code, stdout, stderr } = await runToEnd('wrk', ['-t2', `-c${spec.connections}`, `-d${spec.durationSeconds}s`, '--timeout', '10s', '-s', file, origin]);
+    const line = stdout.split('\n').find((l) => l.startsWith('{"requests"'));
+    if (code !== 0 || !line) throw new Error(`wrk exited with ${String(code)}:\n${stderr || stdout}`);
+    const r = JSON.parse(line) as Record<string, number>;
+    return {
+      requestsPerSecond: (r.requests! / r.durationUs!) * 1e6,
+      p50Ms: r.p50Us! / 1000,
+      p99Ms: r.p99Us! / 1000,
+      requests: r.requests!,
+      non2xx: r.status!,
+      errors: r.connect! + r.read! + r.write! + r.timeout!,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

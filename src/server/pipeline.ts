@@ -5,8 +5,9 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
  * calling `next()` (the following step runs), `next(error)` or throwing (the error goes to the
  * app's error handler, and no later step runs), or by answering; a returned promise that rejects
  * counts as a throw. `next('route')` goes on with the next step, as Express's router goes on with
- * the next middleware; `next('router')` leaves the pipeline as it would leave a router. Mounting each step with `app.use` gives the same order, but the router then runs its
- * layer-matching and bookkeeping between every two steps of every request.
+ * the next middleware; `next('router')` leaves the pipeline as it would leave a router. Mounting
+ * each step with `app.use` gives the same order, but the router then runs its layer-matching and
+ * bookkeeping between every two steps of every request.
  */
 export function pipeline(steps: readonly RequestHandler[]): RequestHandler {
   const list = [...steps];

@@ -79,7 +79,7 @@ describe('the contract check that production skips at start', () => {
   it('fails on a contract that is not valid OpenAPI', async () => {
     const broken = structuredClone(doc) as unknown as { paths: Record<string, Record<string, unknown>> };
     (broken.paths['/pets']!.get as Record<string, unknown>).responses = 'none';
-    await expect(loadValidators(broken as never, { checkSpec: true })).rejects.toThrow(/openapi|spec|responses/i);
+    await expect(loadValidators(broken as never, { checkSpec: true })).rejects.toThrow(/apiDoc was invalid/);
   });
 });
 

@@ -46,9 +46,6 @@ export interface Validators {
   response: RequestHandler;
 }
 
-/** The middleware of {@link validate}, with the promise of its validators being built. */
-export type ContractValidator = RequestHandler & { ready: Promise<void> };
-
 const keyOf = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
 
 /**
@@ -66,7 +63,7 @@ const keyOf = (method: string, path: string) => `${method.toUpperCase()} ${path}
  * off (authenticate.ts checks keys) and its multipart step has nothing to do: the contract takes
  * only JSON, and json-body.ts refuses every other media type before this runs.
  */
-export function validate(doc: OpenApiDocument, operations: OperationInfo[], options: ValidateOptions = {}): ContractValidator {
+export function validate(doc: OpenApiDocument, operations: OperationInfo[], options: ValidateOptions = {}): RequestHandler {
   let validators: Validators | undefined;
   const ready = loadValidators(doc, options).then((built) => {
     for (const op of operations) {
@@ -75,7 +72,7 @@ export function validate(doc: OpenApiDocument, operations: OperationInfo[], opti
     validators = built;
   });
   // A request that comes while the validators are being built waits for them (and fails with
-  // the reason if they cannot be built); `ready` is for callers that want to wait up front.
+  // the reason if they cannot be built); no request, no unhandled rejection.
   ready.catch(() => undefined);
 
   const run = (v: Validators, req: Request, res: Response, next: NextFunction) => {
@@ -99,18 +96,18 @@ export function validate(doc: OpenApiDocument, operations: OperationInfo[], opti
     v.request.validate(req as never, res as never, (error?: unknown) => (error ? next(error) : v.response(req, res, next)));
   };
 
-  const middleware: RequestHandler = (req, res, next) => {
+  return (req, res, next) => {
     if (validators) return run(validators, req, res, next);
     // The validator refuses a request by throwing: the throw must reach the error handler
     // from inside this promise too.
     ready.then(() => run(validators!, req, res, next)).catch(next);
   };
-  return Object.assign(middleware, { ready });
 }
 
 /** Loads and checks the contract as express-openapi-validator does, and builds its validators. */
 export async function loadValidators(doc: OpenApiDocument, { checkSpec = true }: ValidateOptions = {}): Promise<Validators> {
-  const oav = new OpenApiValidator({ apiSpec: structuredClone(doc) as never, ...structuredClone(VALIDATOR_OPTIONS), validateApiSpec: checkSpec });
+  // The validator object is only asked for its normalised options (its apiSpec is not read).
+  const oav = new OpenApiValidator({ apiSpec: doc as never, ...structuredClone(VALIDATOR_OPTIONS), validateApiSpec: checkSpec });
   const loader = new OpenApiSpecLoader({
     apiDoc: structuredClone(doc) as never,
     validateApiSpec: oav.options.validateApiSpec,

@@ -186,14 +186,12 @@ export class SqliteStore implements Store {
     const batch = this.pendingCreates;
     if (batch.length === 0) return;
     this.pendingCreates = [];
-    const outcomes: ({ pet: Pet } | { error: unknown })[] = [];
+    let outcomes: ({ pet: Pet } | { error: unknown })[] = [];
     try {
       this.transactions.createPets.immediate(batch, outcomes);
     } catch (error) {
-      // The commit itself failed (busy past the timeout, disk full): nothing of the batch is stored.
-      this.pages.clear();
-      for (const item of batch) item.reject(error);
-      return;
+      // The transaction failed as a whole (busy past the timeout, disk full): nothing is stored.
+      outcomes = batch.map(() => ({ error }));
     }
     // Pages read while the batch waited may lack its animals.
     this.pages.clear();
