@@ -72,7 +72,7 @@ export interface components {
          */
         CategoryId: number;
         /**
-         * @description The animal's name, 1 to 100 characters, not only white space, without control characters or unpaired surrogates (`\uD800`-`\uDFFF` alone, which no store can keep). The pattern is meant in Unicode mode (ECMA-262's `u` flag, as JSON Schema validators such as ajv apply it), where an emoji is one character; without that flag it would refuse emoji too.
+         * @description The animal's name: 1 to 100 characters (Unicode code points), stored and returned in Unicode Normalization Form C (NFC), so that "Café" typed either way is one name; a name whose NFC form is longer than 100 characters is refused. It may not hold control characters (`\p{Cc}`: U+0000-U+001F, U+007F-U+009F), bidirectional controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069), line or paragraph separators (U+2028, U+2029) or unpaired surrogates (U+D800-U+DFFF alone, which no store can keep), and it may not consist only of white space and invisible characters (spaces, U+00AD, U+034F, Hangul fillers, U+17B4-U+17B5, Mongolian and other variation selectors, U+200B-U+200D, U+2060-U+2064, U+206A-U+206F, U+FEFF, tags U+E0000-U+E0FFF). The pattern says exactly that; it is meant in Unicode mode (ECMA-262's `u` flag, as JSON Schema validators such as ajv apply it), where an emoji is one character, and it matches in time linear in the name's length (`npm run lint` proves every pattern of this contract so).
          * @example Rex
          */
         PetName: string;

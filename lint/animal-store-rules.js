@@ -3,6 +3,8 @@
  * Loaded by redocly.yaml; each rule is switched on there.
  */
 
+import { checkRegex, describeUnsafe } from './regex-safety.js';
+
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
 const isIsoUtc = (value) => typeof value === 'string' && ISO_UTC.test(value) && !Number.isNaN(Date.parse(value));
@@ -59,6 +61,23 @@ function ErrorResponseByReference() {
   };
 }
 
+/**
+ * Every `pattern` runs on every request that carries its field: one that can backtrack
+ * super-linearly lets one client block the event loop (a 16 KB string can cost most of a second).
+ * Each pattern is proved linear by recheck, in Unicode mode as the validator runs it.
+ */
+function PatternIsLinear() {
+  const verdicts = new Map();
+  return {
+    Schema(schema, ctx) {
+      if (typeof schema.pattern !== 'string') return;
+      if (!verdicts.has(schema.pattern)) verdicts.set(schema.pattern, checkRegex(schema.pattern));
+      const verdict = verdicts.get(schema.pattern);
+      if (!verdict.safe) ctx.report({ message: describeUnsafe(schema.pattern, verdict), location: ctx.location.child('pattern') });
+    },
+  };
+}
+
 export default function animalStoreRules() {
   return {
     id: 'animal-store',
@@ -66,6 +85,7 @@ export default function animalStoreRules() {
       oas3: {
         'deprecated-operation-has-sunset': DeprecatedOperationHasSunset,
         'error-response-by-reference': ErrorResponseByReference,
+        'pattern-is-linear': PatternIsLinear,
       },
     },
   };

@@ -10,7 +10,8 @@ export const KEY_PREFIX: Record<KeyEnvironment, string> = { production: 'as_prod
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const SECRET_LENGTH = 32;
 const CHECKSUM_LENGTH = 6;
-const KEY_PATTERN = new RegExp(`^as_(prod|stag)_([0-9A-Za-z]{${SECRET_LENGTH}})([0-9A-Za-z]{${CHECKSUM_LENGTH}})$`);
+/** Every well-formed key: prefix, secret, checksum. */
+export const KEY_PATTERN = new RegExp(`^as_(prod|stag)_([0-9A-Za-z]{${SECRET_LENGTH}})([0-9A-Za-z]{${CHECKSUM_LENGTH}})$`);
 
 function base62(value: number, length: number): string {
   let out = '';

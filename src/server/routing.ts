@@ -19,6 +19,11 @@ interface ContractPath {
   byMethod: Map<string, OperationInfo>;
 }
 
+/** The expression matching a contract path (`/pets/{petId}`) under the base path, one group a parameter. */
+export function pathPattern(basePath: string, path: string): RegExp {
+  return new RegExp(`^${escape(basePath)}${path.split(/\{[^{}]+\}/).map(escape).join('([^/]+)')}/?$`);
+}
+
 /**
  * Matches request paths against the contract's paths, without Express's routing: one regular
  * expression per path, compiled once. Case-sensitive; a trailing slash is allowed, as Express does.
@@ -30,9 +35,8 @@ export class PathMatcher {
     for (const op of operations) {
       let path = this.paths.find((p) => p.operations[0]!.path === op.path);
       if (!path) {
-        const names = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
-        const pattern = new RegExp(`^${escape(basePath)}${op.path.split(/\{[^}]+\}/).map(escape).join('([^/]+)')}/?$`);
-        path = { pattern, names, operations: [], byMethod: new Map() };
+        const names = [...op.path.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]!);
+        path = { pattern: pathPattern(basePath, op.path), names, operations: [], byMethod: new Map() };
         this.paths.push(path);
       }
       path.operations.push(op);

@@ -53,7 +53,7 @@ export function listOperations(doc: OpenApiDocument): OperationInfo[] {
         operationId,
         method,
         path,
-        expressPath: path.replace(/\{([^}]+)\}/g, ':$1'),
+        expressPath: path.replace(/\{([^{}]+)\}/g, ':$1'),
         summary: typeof op.summary === 'string' ? op.summary : '',
         deprecated: op.deprecated === true,
         deprecatedAt: typeof op['x-deprecated-at'] === 'string' ? op['x-deprecated-at'] : null,

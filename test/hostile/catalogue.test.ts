@@ -161,6 +161,16 @@ const BODIES: Row[] = [
   badBody('an unpaired high surrogate in the name', '{"name":"\\ud83dA","categoryId":3}', 'body.name'),
   badBody('an unpaired low surrogate as the name', '{"name":"\\udc15","categoryId":3}', 'body.name'),
   badBody('a newline in the name', '{"name":"Re\\nx","categoryId":3}', 'body.name'),
+  // The contract's characters (issue 13, finding 8): no C1 controls, no bidi controls, not only
+  // invisible characters.
+  badBody('a C1 control (NEL) in the name', '{"name":"Re\\u0085x","categoryId":3}', 'body.name'),
+  badBody('a C1 control (CSI) in the name', '{"name":"Re\\u009bx","categoryId":3}', 'body.name'),
+  badBody('a right-to-left override in the name', '{"name":"\\u202eRex","categoryId":3}', 'body.name'),
+  badBody('a left-to-right isolate in the name', '{"name":"Re\\u2066x","categoryId":3}', 'body.name'),
+  badBody('a line separator in the name', '{"name":"Re\\u2028x","categoryId":3}', 'body.name'),
+  badBody('a name of one zero-width space', '{"name":"\\u200b","categoryId":3}', 'body.name'),
+  badBody('a name of spaces and invisible characters', '{"name":" \\u200d\\u3000\\ufeff\\u00ad ","categoryId":3}', 'body.name'),
+  badBody('a name of Unicode tag characters only', '{"name":"\\udb40\\udc41\\udb40\\udc42","categoryId":3}', 'body.name'),
   badBody('a 10 KB name', JSON.stringify({ name: 'x'.repeat(10 * KB), categoryId: 3 }), 'body.name'),
   badBody('status "Available"', '{"name":"Rex","categoryId":3,"status":"Available"}', 'body.status'),
   badBody('status "SOLD"', '{"name":"Rex","categoryId":3,"status":"SOLD"}', 'body.status'),

@@ -62,10 +62,11 @@ export class StoreModel {
     }
     if (observed.status !== 201) return [`expected 201, got ${observed.status} ${observed.text.slice(0, 200)}`];
     const pet = parse(observed.text) as Pet;
-    const expected = { name: sent.name, categoryId: sent.categoryId, status: sent.status ?? 'available' };
+    // The contract keeps names in Unicode Normalization Form C (PetName).
+    const expected = { name: sent.name.normalize('NFC'), categoryId: sent.categoryId, status: sent.status ?? 'available' };
     const violations: string[] = [];
     if (!isDeepStrictEqual({ name: pet.name, categoryId: pet.categoryId, status: pet.status }, expected)) {
-      violations.push(`the created animal ${JSON.stringify(pet)} differs from what was sent ${JSON.stringify(expected)}`);
+      violations.push(`the created animal ${JSON.stringify(pet)} differs from what was sent, in NFC, ${JSON.stringify(expected)}`);
     }
     if (this.pets.has(pet.id)) violations.push(`id ${pet.id} was given twice`);
     this.pets.set(pet.id, { ...expected, id: pet.id });

@@ -12,12 +12,12 @@ afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 type Spec = Record<string, any>;
 
 /** Lints a copy of the contract changed by `mutate`, with the project's redocly.yaml. */
-async function lintMutated(name: string, mutate: (spec: Spec) => void) {
+async function lintMutated(name: string, mutate: (spec: Spec) => void, format = 'summary') {
   const spec = parse(readFileSync(join(ROOT, 'openapi.yaml'), 'utf8')) as Spec;
   mutate(spec);
   const path = join(workDir, `${name}.yaml`);
   writeFileSync(path, stringify(spec));
-  const result = await run(bin('redocly'), ['lint', path, '--config', join(ROOT, 'redocly.yaml'), '--format', 'summary']);
+  const result = await run(bin('redocly'), ['lint', path, '--config', join(ROOT, 'redocly.yaml'), '--format', format]);
   return { ...result, output: result.stdout + result.stderr };
 }
 
@@ -59,6 +59,26 @@ describe('npm run lint', () => {
       s.components.schemas.Pet.properties.tag = { $ref: '#/components/schemas/pet_tag' };
     }],
   ];
+
+  // Issue 13, finding 1: PetName's pattern of 1.0.0 was quadratic; lint must refuse it.
+  it('fails on a copy with a pattern that backtracks super-linearly, naming the pattern and an attack string', async () => {
+    const quadratic = '^[^\\u0000-\\u001F]*[^\\s\\u0000-\\u001F][^\\u0000-\\u001F]*$';
+    const result = await lintMutated('quadratic-pattern', (s) => {
+      s.components.schemas.PetName.pattern = quadratic;
+    }, 'stylish');
+    expect(result.code).toBe(1);
+    expect(result.output).toContain('animal-store/pattern-is-linear');
+    expect(result.output).toContain(`/${quadratic}/ can backtrack super-linearly (2nd degree polynomial)`);
+    expect(result.output).toMatch(/matching it against '.+'\.repeat\(\d+\)/);
+  });
+
+  it('fails on a copy with an exponential pattern', async () => {
+    const result = await lintMutated('exponential-pattern', (s) => {
+      s.components.schemas.Error.properties.message.pattern = '^(a|a)*$';
+    }, 'stylish');
+    expect(result.code).toBe(1);
+    expect(result.output).toMatch(/\/\^\(a\|a\)\*\$\/ can backtrack super-linearly \(exponential\)/);
+  });
 
   it.each(broken)('fails on a copy with %s (%s)', async (name, rule, mutate) => {
     const result = await lintMutated(name.replaceAll(' ', '-'), mutate);

@@ -6,6 +6,7 @@ import { NotFoundError } from '../errors/not-found-error.js';
 import { PayloadTooLargeError } from '../errors/payload-too-large-error.js';
 import { ServiceUnavailableError } from '../errors/service-unavailable-error.js';
 import { UnsupportedMediaTypeError } from '../errors/unsupported-media-type-error.js';
+import { isLengthGuardError } from '../../spec/length-before-pattern.js';
 import { StoreUnavailableError } from '../../store/store-unavailable-error.js';
 import type { PathMatcher } from '../routing.js';
 import { localsOf } from './locals.js';
@@ -14,7 +15,7 @@ import { localsOf } from './locals.js';
 interface ValidatorError {
   status: number;
   message: string;
-  errors: { path: string; message: string }[];
+  errors: { path: string; message: string; errorCode?: string }[];
 }
 
 const isValidatorError = (e: unknown): e is ValidatorError =>
@@ -44,7 +45,9 @@ export function toApiError(error: unknown, req: Request, paths: PathMatcher): Ap
   if (isValidatorError(error)) {
     switch (error.status) {
       case 400: {
-        const details: ErrorDetail[] = error.errors.map((e) => ({ field: fieldOf(e.path), message: e.message }));
+        const details: ErrorDetail[] = error.errors
+          .filter((e) => !isLengthGuardError(e))
+          .map((e) => ({ field: fieldOf(e.path), message: e.message }));
         return new InvalidRequestError(details.length > 0 ? details : [{ field: 'request', message: error.message }]);
       }
       case 404:

@@ -4,6 +4,7 @@ import type { OpenApiRequestMetadata } from 'express-openapi-validator/dist/fram
 import { RequestValidator, ResponseValidator } from 'express-openapi-validator/dist/middlewares/index.js';
 import { SchemaPreprocessor } from 'express-openapi-validator/dist/middlewares/parsers/schema.preprocessor.js';
 import { OpenApiValidator } from 'express-openapi-validator/dist/openapi.validator.js';
+import { lengthBeforePattern } from '../../spec/length-before-pattern.js';
 import type { OpenApiDocument } from '../../spec/load-spec.js';
 import type { OperationInfo } from '../../spec/operations.js';
 import { localsOf } from './locals.js';
@@ -109,7 +110,7 @@ export async function loadValidators(doc: OpenApiDocument, { checkSpec = true }:
   // The validator object is only asked for its normalised options (its apiSpec is not read).
   const oav = new OpenApiValidator({ apiSpec: doc as never, ...structuredClone(VALIDATOR_OPTIONS), validateApiSpec: checkSpec });
   const loader = new OpenApiSpecLoader({
-    apiDoc: structuredClone(doc) as never,
+    apiDoc: lengthBeforePattern(doc) as never,
     validateApiSpec: oav.options.validateApiSpec,
     $refParser: oav.options.$refParser,
   });

@@ -1,0 +1,22 @@
+import { InvalidRequestError } from './errors/invalid-request-error.js';
+
+/** PetName's `maxLength` in openapi.yaml (test/server/pet-name.test.ts holds the two together). */
+export const PET_NAME_MAX_LENGTH = 100;
+
+/**
+ * A name as the store keeps it: in Unicode Normalization Form C, so that "Café" typed with a
+ * precomposed é and with e + U+0301 is one name. A few characters grow under NFC (U+0958 becomes
+ * two code points): a name whose NFC form exceeds the contract's length is refused, never stored
+ * longer than every response promises.
+ * @see https://unicode.org/reports/tr15/
+ */
+export function canonicalName(name: string): string {
+  const nfc = name.normalize('NFC');
+  let codePoints = 0;
+  for (const _ of nfc) {
+    if (++codePoints > PET_NAME_MAX_LENGTH) {
+      throw new InvalidRequestError([{ field: 'body.name', message: `must NOT have more than ${PET_NAME_MAX_LENGTH} characters in Unicode Normalization Form C` }]);
+    }
+  }
+  return nfc;
+}

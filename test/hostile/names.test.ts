@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSpec } from '../../src/spec/load-spec.js';
+import { PET_NAME_MAX_LENGTH } from '../../src/server/pet-name.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+// Names as the contract defines them (PetName): what is refused and how cheaply, and the one
+// form a name is stored in. The characters refused one by one are rows of catalogue.test.ts.
+
+let server: TestServer;
+let key: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  key = await server.newKey('free');
+});
+afterAll(() => server?.close());
+
+const post = (body: string) =>
+  fetch(`${server.baseUrl}/pets`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body });
+
+interface ErrorBody {
+  code: string;
+  details: { field: string; message: string }[];
+}
+
+describe('POST /v1/pets with a name longer than PetName allows', () => {
+  // Issue 13, finding 1: the pattern ran on a 16 KiB name after maxLength had refused it, in
+  // quadratic time (~0.6 s). Now the pattern is linear (lint proves it) and does not run at all
+  // on a name that is too long: the only detail is the length.
+  it.each([
+    ['an unpaired surrogate', '\\ud800'],
+    ['a control character', '\\u0001'],
+  ])('refuses a 16 KiB name ending in %s for its length alone', async (_, last) => {
+    const body = `{"name":"${'!'.repeat(16 * 1024 - 40)}${last}","categoryId":3}`;
+    expect(Buffer.byteLength(body)).toBeLessThanOrEqual(16 * 1024);
+    const response = await post(body);
+    expect(response.status).toBe(400);
+    const error = (await response.json()) as ErrorBody;
+    expect(error.code).toBe('invalid_request');
+    expect(error.details).toEqual([{ field: 'body.name', message: `must NOT have more than ${PET_NAME_MAX_LENGTH} characters` }]);
+  });
+
+  it('still reports every fault of a name within its length', async () => {
+    const response = await post('{"name":"\\u0001","categoryId":0}');
+    const error = (await response.json()) as ErrorBody;
+    expect(error.details.map((d) => d.field).sort()).toEqual(['body.categoryId', 'body.name']);
+    expect(error.details.find((d) => d.field === 'body.name')!.message).toMatch(/must match pattern/);
+  });
+});
+
+describe('names in Unicode Normalization Form C', () => {
+  // Issue 13, finding 8: "Café" in NFC and in NFD were stored as two different names.
+  it('stores "Café" typed with e + U+0301 as the precomposed é, and answers it so', async () => {
+    const nfd = 'Cafe\u0301';
+    const { data, response } = await server.client(key).POST('/pets', { body: { name: nfd, categoryId: 3 } });
+    expect(response.status).toBe(201);
+    expect(data!.name).toBe('Caf\u00e9');
+    expect((await server.store.getPet(data!.id))!.name).toBe('Caf\u00e9');
+    const precomposed = await server.client(key).POST('/pets', { body: { name: 'Caf\u00e9', categoryId: 3 } });
+    expect(precomposed.data!.name).toBe(data!.name);
+  });
+
+  it('refuses a name that NFC makes longer than the contract allows', async () => {
+    // U+0958 is one code point, and two in NFC (a composition exclusion).
+    const response = await post(JSON.stringify({ name: '\u0958'.repeat(PET_NAME_MAX_LENGTH), categoryId: 3 }));
+    expect(response.status).toBe(400);
+    const error = (await response.json()) as ErrorBody;
+    expect(error.details).toEqual([{ field: 'body.name', message: expect.stringMatching(/Normalization Form C/) }]);
+  });
+
+  it('takes its length limit from the contract', () => {
+    const schemas = loadSpec().components!.schemas as Record<string, { maxLength?: number }>;
+    expect(schemas.PetName!.maxLength).toBe(PET_NAME_MAX_LENGTH);
+  });
+});
