@@ -1,4 +1,5 @@
 /** Process entry of the service: configuration, dependencies, listen, graceful shutdown. */
+import './runtime-check.js';
 import { pino } from 'pino';
 import { systemClock } from './clock.js';
 import { ConfigError, describeSettings, loadConfig, PACKAGE_ROOT } from './config.js';

@@ -12,10 +12,20 @@ export interface ServerProcess {
   exited: Promise<number | NodeJS.Signals | null>;
 }
 
+/** How {@link startServerProcess} runs the service. */
+export interface ProcessOptions {
+  /** The compiled build (`npm run serve`, dist/src/main.js) instead of the sources through tsx. @default false */
+  compiled?: boolean;
+  /** Run on this CPU core alone (taskset), as a small container would. */
+  core?: number;
+}
+
 /** Starts `src/main.ts` on `databasePath` (or `env.DATABASE_URL`) and a free port; resolves once it listens. */
-export async function startServerProcess(databasePath: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+export async function startServerProcess(databasePath: string, env: Record<string, string> = {}, options: ProcessOptions = {}): Promise<ServerProcess> {
   // One process (not the tsx wrapper, which would leave its child behind on SIGKILL).
-  const child = spawn(process.execPath, ['--import', 'tsx', `${ROOT}src/main.ts`], {
+  const node = [process.execPath, ...(options.compiled ? [`${ROOT}dist/src/main.js`] : ['--import', 'tsx', `${ROOT}src/main.ts`])];
+  const [command, ...args] = options.core === undefined ? node : ['taskset', '-c', String(options.core), ...node];
+  const child = spawn(command!, args, {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: databasePath, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
