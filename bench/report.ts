@@ -52,7 +52,7 @@ export function formatTable(measurements: Measurement[], targets: TargetCheck[],
   const header = ['server', 'request', 'req/s', 'p50 ms', 'p99 ms'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i >= 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ');
-  const targetRows = targets.map((t) => [t.name, `${number(t.value, t.unit === '' ? 2 : 0)}${t.unit}`, t.target, t.met ? 'met' : 'NOT met']);
+  const targetRows = targets.map((t) => [t.name, `${number(t.value, t.unit === '' ? 2 : 0)}${t.unit}`, t.target, t.target === '(reference)' ? '' : t.met ? 'met' : 'NOT met']);
   const targetWidths = [0, 1, 2].map((i) => Math.max(...targetRows.map((r) => r[i]!.length)));
   return [
     line(header),

@@ -74,6 +74,13 @@ function PatternIsLinear() {
       if (!verdicts.has(schema.pattern)) verdicts.set(schema.pattern, checkRegex(schema.pattern));
       const verdict = verdicts.get(schema.pattern);
       if (!verdict.safe) ctx.report({ message: describeUnsafe(schema.pattern, verdict), location: ctx.location.child('pattern') });
+      // Some tools compile patterns without the u flag (fastify's serializer, for one): the
+      // syntax must be valid both ways, though only Unicode mode gives the meaning.
+      try {
+        new RegExp(schema.pattern);
+      } catch (error) {
+        ctx.report({ message: `/${schema.pattern}/ is not valid without the u flag (${error.message}); write code points above U+FFFF without \\u{…}.`, location: ctx.location.child('pattern') });
+      }
     },
   };
 }

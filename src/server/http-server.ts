@@ -33,22 +33,6 @@ export interface HttpServerOptions {
 const REASON: Record<number, string> = { 400: 'Bad Request', 431: 'Request Header Fields Too Large' };
 
 /**
- * A constructor for Node's http server whose instances are already `app.request` (or
- * `app.response`) objects: the prototype is set once, here, instead of Express swapping the
- * prototype of every request and response (express/lib/application.js, `app.handle`), which
- * V8 punishes on every later property access (expressjs/express#5998). Express's own
- * `Object.setPrototypeOf` then finds the prototype in place and changes nothing.
- */
-function withPrototype<T extends typeof IncomingMessage | typeof ServerResponse>(base: T, prototype: object): T {
-  const init = base as unknown as (this: object, ...args: unknown[]) => void;
-  function Constructed(this: object, ...args: unknown[]) {
-    init.apply(this, args);
-  }
-  Constructed.prototype = prototype;
-  return Constructed as unknown as T;
-}
-
-/**
  * The HTTP server around the app. Requests Node refuses before Express sees them get the
  * contract's Error body too, with X-Request-Id and the rate-limit headers of the client address:
  * headers over the size limit (431) and malformed HTTP (400). A client that sends its headers or
@@ -59,14 +43,10 @@ export function createHttpServer(app: Express, options: HttpServerOptions): Serv
   // Node enforces the two request timeouts only when it checks its connections (every 30 s by
   // default), which would let a slow client hold a connection up to 30 s past them.
   const connectionsCheckingIntervalMs = Math.max(10, Math.min(1000, Math.floor(Math.min(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs) / 4)));
-  const server = createServer(
-    {
-      connectionsCheckingInterval: connectionsCheckingIntervalMs,
-      IncomingMessage: withPrototype(IncomingMessage, app.request),
-      ServerResponse: withPrototype(ServerResponse, app.response),
-    },
-    app,
-  );
+  const server = createServer({ connectionsCheckingInterval: connectionsCheckingIntervalMs }, app);
+  // The response each connection is writing, for refusals that must wait for it (below).
+  const responding = new WeakMap<Socket, ServerResponse>();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => responding.set(req.socket, res));
   server.headersTimeout = timeouts.headersTimeoutMs;
   server.requestTimeout = timeouts.requestTimeoutMs;
   server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;
@@ -83,8 +63,8 @@ export function createHttpServer(app: Express, options: HttpServerOptions): Serv
     // A pipelined request that Node refuses while the answer to an earlier one is still being
     // written: that answer goes out first, or the client would take this refusal for it (and
     // might repeat a request that was carried out).
-    const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
-    if (inFlight && !inFlight.writableFinished) {
+    const inFlight = responding.get(socket);
+    if (inFlight && !inFlight.writableFinished && !inFlight.destroyed) {
       await new Promise<void>((resolve) => {
         inFlight.once('finish', resolve);
         inFlight.once('close', resolve);

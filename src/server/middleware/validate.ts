@@ -9,6 +9,13 @@ import type { OpenApiDocument } from '../../spec/load-spec.js';
 import type { OperationInfo } from '../../spec/operations.js';
 import { localsOf } from './locals.js';
 
+/**
+ * The express-openapi-validator release this adapter was written against. It is the one place
+ * in the project that imports the validator's dist/ files (not its public API): package.json
+ * pins this version exactly, and test/server/validate.test.ts fails on any other.
+ */
+export const ADAPTED_VERSION = '5.6.2';
+
 /** The options express-openapi-validator runs with on the contract. */
 export const VALIDATOR_OPTIONS = {
   validateApiSpec: true,
