@@ -67,7 +67,7 @@ export interface components {
         PetId: number;
         /**
          * Format: int64
-         * @description Identifier of the category the animal belongs to. Stored as given.
+         * @description Identifier of the category the animal belongs to. Stored as given. In a request body any JSON spelling of an integer in range is that integer, as JSON Schema counts it (`3`, `3.0`, `0.3e1`, `1e2`); a number whose exact value is not an integer is refused, even one that a double would round to an integer (`4503599627370496.5`), and so is an integer beyond 9007199254740991 in any spelling. Responses always write plain digits.
          * @example 3
          */
         CategoryId: number;

@@ -17,6 +17,7 @@ import { deprecation } from './middleware/deprecation.js';
 import { errorHandler } from './middleware/error-handler.js';
 import { idempotency } from './middleware/idempotency.js';
 import { jsonBody } from './middleware/json-body.js';
+import { localsOf } from './middleware/locals.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
 import { strictParameters } from './middleware/strict-parameters.js';
@@ -83,7 +84,9 @@ export function createApp(deps: AppDependencies): Express {
       await deps.store.ping();
       res.json({ status: 'ready' });
     } catch (error) {
-      res.status(503).json({ status: 'unavailable', reason: (error as Error).message });
+      // The reason (a host, a port, a path) is for the operator's log, not for anyone who asks.
+      localsOf(res).log.warn({ reason: (error as Error).message }, 'not ready: the store does not answer');
+      res.status(503).json({ status: 'unavailable' });
     }
   });
 

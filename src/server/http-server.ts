@@ -47,6 +47,10 @@ export function createHttpServer(app: Express, options: HttpServerOptions): Serv
   // The response each connection is writing, for refusals that must wait for it (below).
   const responding = new WeakMap<Socket, ServerResponse>();
   server.on('request', (req: IncomingMessage, res: ServerResponse) => responding.set(req.socket, res));
+  // An Expect other than 100-continue: Node alone would answer a bare 417 (no Error body, no
+  // X-Request-Id, no rate-limit headers). RFC 9110 (10.1.1) lets a server answer 417 or not; the
+  // request is handled as if the expectation were absent, so it gets the answer it asked for.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => server.emit('request', req, res));
   server.headersTimeout = timeouts.headersTimeoutMs;
   server.requestTimeout = timeouts.requestTimeoutMs;
   server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;

@@ -79,10 +79,19 @@ const badBody = (name: string, body: string | Buffer, field: string, headers?: [
   operation: 'createPet',
 });
 
+const goodBody = (name: string, body: string): Row => ({ name, request: postBody(body), status: 201, operation: 'createPet' });
+
 const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 
 const AUTHORIZATION: Row[] = [
   unauthorized('no Authorization header', listPets('/v1/pets', () => [])),
+  {
+    // Issue 13, finding 11: Node answered a bare 417 of its own.
+    name: 'Expect: 200-ok (an expectation other than 100-continue is ignored, RFC 9110 10.1.1)',
+    request: listPets('/v1/pets', (k) => [bearer(k.valid), ['Expect', '200-ok']]),
+    status: 200,
+    operation: 'listPets',
+  },
   unauthorized('an empty Authorization header', listPets('/v1/pets', () => [['Authorization', '']])),
   {
     // RFC 9110, section 11.1: the scheme is case-insensitive; the key is not.
@@ -148,8 +157,14 @@ const BODIES: Row[] = [
   badBody('categoryId 2^53+1', '{"name":"Rex","categoryId":9007199254740993}', 'body.categoryId'),
   badBody('categoryId -1', '{"name":"Rex","categoryId":-1}', 'body.categoryId'),
   badBody('categoryId 0', '{"name":"Rex","categoryId":0}', 'body.categoryId'),
-  badBody('categoryId 3.0', '{"name":"Rex","categoryId":3.0}', 'body.categoryId', undefined, /cannot be taken exactly/),
-  badBody('categoryId 1e3', '{"name":"Rex","categoryId":1e3}', 'body.categoryId', undefined, /cannot be taken exactly/),
+  // Issue 13, finding 12: any exact JSON spelling of an integer in range is that integer, as
+  // JSON Schema 2020-12 counts it (and Prism accepts it).
+  goodBody('categoryId 3.0', '{"name":"Rex","categoryId":3.0}'),
+  goodBody('categoryId 1e2', '{"name":"Rex","categoryId":1e2}'),
+  goodBody('categoryId 0.3e1', '{"name":"Rex","categoryId":0.3e1}'),
+  goodBody('categoryId 9007199254740991.000', '{"name":"Rex","categoryId":9007199254740991.000}'),
+  badBody('categoryId 9.007199254740992e15 (2^53)', '{"name":"Rex","categoryId":9.007199254740992e15}', 'body.categoryId', undefined, /cannot be taken exactly/),
+  badBody('categoryId 1e-400 (rounds to 0)', '{"name":"Rex","categoryId":1e-400}', 'body.categoryId', undefined, /cannot be taken exactly/),
   badBody('categoryId 4503599627370496.5 (rounds to an integer)', '{"name":"Rex","categoryId":4503599627370496.5}', 'body.categoryId'),
   badBody('categoryId 1.0000000000000001 (rounds to 1)', '{"name":"Rex","categoryId":1.0000000000000001}', 'body.categoryId'),
   badBody('name null', '{"name":null,"categoryId":3}', 'body.name'),

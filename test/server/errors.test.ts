@@ -147,14 +147,18 @@ describe('errors', () => {
 });
 
 describe('health', () => {
-  it('answers /healthz and /readyz without a key, and /readyz says 503 when the store is gone', async () => {
-    const own = await startTestServer();
+  it('answers /healthz and /readyz without a key, and /readyz says 503 when the store is gone, with the reason in the log only', async () => {
+    const logLines: string[] = [];
+    const own = await startTestServer({ logLines });
     try {
       expect(await (await fetch(`${own.origin}/healthz`)).json()).toEqual({ status: 'ok' });
       expect((await fetch(`${own.origin}/readyz`)).status).toBe(200);
       await own.store.close();
       const response = await fetch(`${own.origin}/readyz`);
       expect(response.status).toBe(503);
+      // Issue 13, finding 9: the anonymous answer carried the store's error text.
+      expect(await response.json()).toEqual({ status: 'unavailable' });
+      expect(logLines.some((line) => line.includes('not ready') && line.includes('"reason"'))).toBe(true);
     } finally {
       await own.close();
     }

@@ -1,6 +1,29 @@
 import type { ErrorDetail } from '../errors/api-error.js';
 
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+const NUMBER_PARTS = /^-?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+
+/**
+ * Whether a JSON number token's exact decimal value is an integer, and whether it lies within
+ * ±(2^53-1), the integers a double holds exactly. Decided on the digits, never on the rounded
+ * double: `3.0` and `0.3e1` are the integer 3; `4503599627370496.5` is not an integer, though
+ * JSON.parse rounds it to one.
+ */
+export function exactInteger(token: string): { integer: boolean; safe: boolean } {
+  const [, whole, fraction = '', exponent = '0'] = NUMBER_PARTS.exec(token)!;
+  let digits = `${whole}${fraction}`.replace(/^0+/, '');
+  if (digits === '') return { integer: true, safe: true };
+  let scale = Number(exponent) - fraction.length;
+  // Trailing zeros counted by hand: /0+$/ is quadratic on a long run of zeros (regex-safety.test.ts).
+  let trailing = 0;
+  while (digits[digits.length - 1 - trailing] === '0') trailing++;
+  digits = digits.slice(0, digits.length - trailing);
+  scale += trailing;
+  if (scale < 0) return { integer: false, safe: false };
+  // digits × 10^scale: more than 16 digits in all is beyond 2^53-1 (9007199254740991, 16 digits).
+  if (digits.length + scale > 16) return { integer: true, safe: false };
+  return { integer: true, safe: BigInt(digits) * 10n ** BigInt(scale) <= BigInt(Number.MAX_SAFE_INTEGER) };
+}
 const STRING = /"(?:[^"\\]|\\.)*"/y;
 
 interface Frame {
@@ -20,10 +43,10 @@ interface Frame {
  * per field:
  * - a key that appears twice in one object (`{"categoryId":3,"categoryId":4}`): JSON.parse keeps
  *   the last, so what was validated is not what the client may believe it sent (RFC 8259, 4);
- * - a number JSON.parse would change: an integer written with a fraction or an exponent (`5.0`,
- *   `1e3`, `4503599627370496.5`, which rounds to an integer) or an integer beyond 2^53-1. Every
- *   number of the contract is an integer, so such a token is always a mistake worth refusing
- *   rather than rounding.
+ * - a number JSON.parse would change into an integer: one that is not an integer but rounds to
+ *   one (`4503599627370496.5`, `1.0000000000000001`), or an integer beyond 2^53-1. Any exact
+ *   spelling of an integer in range is taken as that integer (`3`, `3.0`, `1e2`, `0.3e1`), as
+ *   JSON Schema counts it: the contract's numbers are all integers, so nothing is rounded.
  * The text must be valid JSON (check it with JSON.parse first). Strings are skipped.
  */
 export function strictJsonProblems(text: string): ErrorDetail[] {
@@ -59,10 +82,9 @@ export function strictJsonProblems(text: string): ErrorDetail[] {
       NUMBER.lastIndex = i;
       const token = NUMBER.exec(text)![0];
       i += token.length - 1;
-      const value = Number(token);
-      const plainInteger = /^-?\d+$/.test(token);
-      if ((!plainInteger && Number.isInteger(value)) || (plainInteger && !Number.isSafeInteger(value))) {
-        problems.push({ field: here(), message: `${token} cannot be taken exactly; write integers as plain digits up to 9007199254740991` });
+      const exact = exactInteger(token);
+      if (exact.integer ? !exact.safe : Number.isInteger(Number(token))) {
+        problems.push({ field: here(), message: `${token} cannot be taken exactly: integers go up to 9007199254740991, and a number that is not an integer must not round to one` });
       }
     }
   }
