@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { connectRedis, redisCounters } from '../../src/limits/redis-counters.js';
+import { connectRedis, REDIS_RETRY_AFTER_MS, redisCounters } from '../../src/limits/redis-counters.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { dropTestSchemas, newRedisPrefix, newSchemaName, postgresEnabled, redisEnabled, TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/services.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
@@ -67,6 +67,42 @@ describe.skipIf(!postgresEnabled())('PostgreSQL down or slow', () => {
   }, 60_000);
 });
 
+describe.skipIf(!postgresEnabled())('PostgreSQL down, keys that cannot be checked', () => {
+  // Issue 13, finding 3: each such request was counted against the anonymous per-address limit,
+  // so an outage turned into 429s and then a 600 s ban of the address, outliving the outage.
+  it('answers 503 to every request, counts none against the address, and bans no address', async () => {
+    const { proxy, url } = await proxied(TEST_DATABASE_URL, 5432);
+    const store = await PostgresStore.open({ url, schema: newSchemaName(), connectTimeoutMs: 300, queryTimeoutMs: 600, onPoolError: () => {} });
+    const server = await startTestServer({ store, anonymousLimits: { perMinute: 5, perDay: 100 }, ban: { banAfterRefusals: 3, banSeconds: 600 } });
+    try {
+      const key = await server.newKey('pro');
+      const get = (headers: Record<string, string>) => fetch(`${server.baseUrl}/pets`, { headers });
+      proxy.setMode('refuse');
+      const statuses: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        const response = await get({ Authorization: `Bearer ${key}` });
+        await response.arrayBuffer();
+        statuses.push(response.status);
+      }
+      expect(statuses).toEqual(Array.from({ length: 20 }, () => 503));
+      proxy.setMode('forward');
+      let status = 0;
+      for (let i = 0; i < 20 && status !== 200; i++) {
+        status = (await get({ Authorization: `Bearer ${key}` })).status;
+        if (status !== 200) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(status).toBe(200);
+      // The address was neither used up nor banned: a request without a key is only a 401.
+      const anonymous = await get({});
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.headers.get('x-ratelimit-remaining')).toBe('4');
+    } finally {
+      await server.close();
+      await proxy.close();
+    }
+  }, 60_000);
+});
+
 describe.skipIf(!redisEnabled())('Redis down or slow', () => {
   it('keeps answering with the rate-limit headers from memory, and shares limits again when Redis is back', async () => {
     const { proxy, url } = await proxied(TEST_REDIS_URL, 6379);
@@ -90,6 +126,8 @@ describe.skipIf(!redisEnabled())('Redis down or slow', () => {
       expect(fallbacks).toBeGreaterThan(0);
       proxy.setMode('forward');
       for (let i = 0; i < 100 && client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 50));
+      // Redis is asked again REDIS_RETRY_AFTER_MS after its last failure.
+      await new Promise((r) => setTimeout(r, REDIS_RETRY_AFTER_MS));
       expect((await get()).headers.get('x-ratelimit-remaining')).toBe('58');
     } finally {
       client.disconnect();

@@ -43,11 +43,18 @@ function setHeaders(res: Parameters<RequestHandler>[1], decision: LimitDecision)
 /**
  * Counts the request against its key (or, without a valid key, against the client address),
  * puts the rate-limit headers on the response whatever happens next, and refuses with 429 when
- * the limit is used up or the key is banned.
+ * the limit is used up or the key is banned. A key that could not be checked because the store
+ * is unavailable is the service's failure, not the client's: that request counts against
+ * nothing (an outage must not use up, or get banned, an address that every customer behind a
+ * proxy shares) and goes on to its 503.
  */
 export function rateLimit(limiter: RateLimiter, anonymousLimits: Limits): RequestHandler {
   return async (req, res, next) => {
-    const { key } = localsOf(res);
+    const { key, storeError } = localsOf(res);
+    if (!key && storeError) {
+      setHeaders(res, await limiter.peek(`address:${req.ip ?? 'unknown'}`, anonymousLimits));
+      return next();
+    }
     const decision = key
       ? await limiter.check(`key:${key.id}`, limitsOf(key))
       : await limiter.check(`address:${req.ip ?? 'unknown'}`, anonymousLimits);

@@ -16,6 +16,23 @@ import type {
 } from '../store.js';
 import { SQLITE_MIGRATIONS, type Migration } from './migrations.js';
 import { ReadCache } from './read-cache.js';
+import { StoreUnavailableError } from '../store-unavailable-error.js';
+
+/**
+ * SQLite's codes for a write the file system refused: out of space, an I/O error, a file that
+ * cannot be opened or written. Not the request's fault, and over when the disk is: 503.
+ * @see https://www.sqlite.org/rescode.html
+ */
+const UNWRITABLE = /^SQLITE_(FULL|IOERR|CANTOPEN|READONLY)/;
+
+/** A write failure of the file system as a StoreUnavailableError; anything else as it was. */
+function unavailableIfDisk(error: unknown): unknown {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && UNWRITABLE.test(code)) {
+    return new StoreUnavailableError(`The SQLite file cannot be written (${code}).`, { cause: error });
+  }
+  return error;
+}
 
 interface PetRow {
   id: number;
@@ -99,6 +116,8 @@ export class SqliteStore implements Store {
   /** Animals to create in the next group commit (see createPet). */
   private pendingCreates: PendingCreate[] = [];
   private dataVersionReadAt = Number.NEGATIVE_INFINITY;
+  /** The last write the file system refused, until a write succeeds again (see ping). */
+  private unwritable: StoreUnavailableError | null = null;
 
   private constructor(db: Database.Database) {
     this.db = db;
@@ -189,8 +208,10 @@ export class SqliteStore implements Store {
     let outcomes: ({ pet: Pet } | { error: unknown })[] = [];
     try {
       this.transactions.createPets.immediate(batch, outcomes);
-    } catch (error) {
+      this.unwritable = null;
+    } catch (caught) {
       // The transaction failed as a whole (busy past the timeout, disk full): nothing is stored.
+      const error = this.writeFailed(caught);
       outcomes = batch.map(() => ({ error }));
     }
     // Pages read while the batch waited may lack its animals.
@@ -238,7 +259,18 @@ export class SqliteStore implements Store {
   }
 
   async claimIdempotencyKey(scope: IdempotencyScope, fingerprint: string, timing: ClaimTiming): Promise<IdempotencyClaim> {
-    return this.transactions.claimIdempotencyKey.immediate(scope, fingerprint, timing);
+    try {
+      return this.transactions.claimIdempotencyKey.immediate(scope, fingerprint, timing);
+    } catch (error) {
+      throw this.writeFailed(error);
+    }
+  }
+
+  /** Notes a write the file system refused (for ping) and says so as a StoreUnavailableError. */
+  private writeFailed(error: unknown): unknown {
+    const mapped = unavailableIfDisk(error);
+    if (mapped instanceof StoreUnavailableError) this.unwritable = mapped;
+    return mapped;
   }
 
   async releaseIdempotencyKey(scope: IdempotencyScope): Promise<void> {
@@ -296,8 +328,21 @@ export class SqliteStore implements Store {
     return row && toKey(row);
   }
 
+  /**
+   * Resolves when the store can serve: it reads, and, after a write the file system refused, it
+   * can write again. That is checked with a write of the database header (its user_version
+   * written back unchanged), so that readiness comes back once space does, whether or not a
+   * client writes in the meantime.
+   */
   async ping(): Promise<void> {
     this.statements.ping.get();
+    if (!this.unwritable) return;
+    try {
+      this.db.pragma(`user_version = ${Number(this.db.pragma('user_version', { simple: true }))}`);
+      this.unwritable = null;
+    } catch (error) {
+      throw this.writeFailed(error);
+    }
   }
 
   async close(): Promise<void> {
