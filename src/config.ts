@@ -1,5 +1,6 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { PACKAGE_ROOT } from './package-root.js';
+import { MEMORY_COUNTER_MAX_ENTRIES } from './limits/limiter.js';
 import { HTTP_TIMEOUTS } from './server/http-server.js';
 
 /** Root of the package (where package.json is); relative paths in the configuration start here. */
@@ -41,6 +42,8 @@ export interface Config {
   banAfterRefusals: number;
   /** Length of a ban, in seconds. */
   banSeconds: number;
+  /** Without Redis, the windows each memory counter keeps at most. */
+  limiterMaxEntries: number;
   /** How long shutdown waits for in-flight requests, in milliseconds. */
   shutdownTimeoutMs: number;
   /** How long a client may take to send its headers, and its whole request, in milliseconds. */
@@ -171,6 +174,13 @@ export const SETTINGS = [
   { key: 'anonymousPerMinute', variable: 'ANONYMOUS_PER_MINUTE', doc: 'Requests per minute per client address without a valid key.', default: 30, parse: integer(1, 1_000_000) },
   { key: 'anonymousPerDay', variable: 'ANONYMOUS_PER_DAY', doc: 'Requests per day per client address without a valid key.', default: 1000, parse: integer(1, 100_000_000) },
   { key: 'banAfterRefusals', variable: 'BAN_AFTER_REFUSALS', doc: 'Refused requests within one window after which the key or address is banned.', default: 10, parse: integer(1, 1_000_000) },
+  {
+    key: 'limiterMaxEntries',
+    variable: 'LIMITER_MAX_ENTRIES',
+    doc: 'Without Redis: windows kept in memory per counter (minute, day, refusals, bans); past it the oldest is forgotten, so memory stays bounded whatever the number of client addresses.',
+    default: MEMORY_COUNTER_MAX_ENTRIES,
+    parse: integer(1000, 100_000_000),
+  },
   { key: 'banSeconds', variable: 'BAN_SECONDS', doc: 'Length of a temporary ban, in seconds.', default: 600, parse: integer(1, 86_400 * 30) },
   { key: 'shutdownTimeoutMs', variable: 'SHUTDOWN_TIMEOUT_MS', doc: 'How long shutdown waits for in-flight requests.', default: 10_000, parse: integer(0, 600_000) },
   { key: 'headersTimeoutMs', variable: 'HEADERS_TIMEOUT_MS', doc: 'A client that has not sent all its headers after this long has its connection closed.', default: HTTP_TIMEOUTS.headersTimeoutMs, parse: integer(100, 600_000) },

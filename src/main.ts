@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = pino({ level: config.logLevel });
   const store = await openStore(config, (error) => logger.warn({ err: error }, 'an idle PostgreSQL connection failed'));
-  let counters: LimitCounters = memoryCounters();
+  let counters: LimitCounters = memoryCounters(config.limiterMaxEntries);
   let redis: import('ioredis').Redis | null = null;
   if (config.redisUrl) {
     // Loaded only with REDIS_URL, so a single instance starts without ioredis.

@@ -89,13 +89,21 @@ export function buildCounters(make: (name: keyof LimitCounters, options: { point
 /**
  * Counters in this process's memory, answering at once (no promise, no timer): for one instance.
  * Expired entries are dropped when read, and all of them at most once a minute when a new key
- * comes, so keys of past windows do not pile up.
+ * comes, so keys of past windows do not pile up. The number of entries is capped: past
+ * `maxEntries`, the oldest entry goes (a Map keeps insertion order), so memory stays bounded
+ * whatever the number of distinct clients. What an evicted subject gains: its window starts
+ * afresh (at most one more window's worth of requests), or, for a ban, it ends early.
  */
 export class MemoryCounter implements Counter {
   private readonly entries = new Map<string, { consumedPoints: number; expiresAt: number }>();
   private nextSweep = 0;
+  /** Entries dropped to stay within maxEntries, since the start. */
+  evicted = 0;
 
-  constructor(private readonly durationSeconds: number) {}
+  constructor(
+    private readonly durationSeconds: number,
+    private readonly maxEntries = Number.POSITIVE_INFINITY,
+  ) {}
 
   private live(key: string, now: number) {
     const entry = this.entries.get(key);
@@ -110,6 +118,13 @@ export class MemoryCounter implements Counter {
     if (now >= this.nextSweep) {
       this.nextSweep = now + 60_000;
       for (const [k, e] of this.entries) if (e.expiresAt <= now) this.entries.delete(k);
+    }
+    if (this.entries.size >= this.maxEntries) {
+      this.entries.delete(key);
+      while (this.entries.size >= this.maxEntries) {
+        this.entries.delete(this.entries.keys().next().value!);
+        this.evicted++;
+      }
     }
     const entry = { consumedPoints, expiresAt: now + seconds * 1000 };
     this.entries.set(key, entry);
@@ -141,9 +156,12 @@ export class MemoryCounter implements Counter {
   }
 }
 
-/** In-memory counters, for one instance. */
-export function memoryCounters(): LimitCounters {
-  return buildCounters((_name, options) => new MemoryCounter(options.duration));
+/** Entries each memory counter keeps at most, by default (see LIMITER_MAX_ENTRIES). */
+export const MEMORY_COUNTER_MAX_ENTRIES = 50_000;
+
+/** In-memory counters, for one instance, each holding at most `maxEntries` subjects' windows. */
+export function memoryCounters(maxEntries = MEMORY_COUNTER_MAX_ENTRIES): LimitCounters {
+  return buildCounters((_name, options) => new MemoryCounter(options.duration, maxEntries));
 }
 
 const isPromise = <T>(value: Eventually<T>): value is Promise<T> => value instanceof Promise;

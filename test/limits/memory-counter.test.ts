@@ -59,4 +59,17 @@ describe('MemoryCounter', () => {
     counter.delete('ban');
     expect(counter.get('ban')).toBeNull();
   });
+
+  // Issue 13, finding 4: every distinct client address kept an entry for a day, without bound.
+  it('keeps at most maxEntries keys, forgetting the oldest first', () => {
+    const counter = new MemoryCounter(86_400, 1000);
+    for (let i = 0; i < 5000; i++) counter.consume(`address:${i}`);
+    expect(counter.size).toBe(1000);
+    expect(counter.evicted).toBe(4000);
+    expect(counter.get('address:0')).toBeNull();
+    expect(counter.get('address:4999')?.consumedPoints).toBe(1);
+    // A key counted again keeps its count while it is among the newest.
+    expect(counter.consume('address:4999').consumedPoints).toBe(2);
+    expect(counter.size).toBe(1000);
+  });
 });

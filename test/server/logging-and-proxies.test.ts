@@ -40,4 +40,16 @@ describe('client address behind a proxy', () => {
     expect(await anonymous(server, '203.0.113.2')).toBe(9);
     expect(await anonymous(server, '203.0.113.1')).toBe(8);
   });
+
+  // Issue 13, finding 4: each raw X-Forwarded-For value was a subject of its own.
+  it('limits an IPv6 /64 as one client, and a forwarded value that is no address as the proxy', async () => {
+    server = await startTestServer({ anonymousLimits: { perMinute: 10, perDay: 100 }, trustProxy: true });
+    expect(await anonymous(server, '2001:db8:1:2::1')).toBe(9);
+    expect(await anonymous(server, '2001:db8:1:2:ffff:0:0:7')).toBe(8);
+    expect(await anonymous(server, '2001:db8:1:3::1')).toBe(9);
+    expect(await anonymous(server, '::ffff:203.0.113.9')).toBe(9);
+    expect(await anonymous(server, '203.0.113.9')).toBe(8);
+    expect(await anonymous(server, 'not-an-address-' + 'x'.repeat(500))).toBe(9);
+    expect(await anonymous(server, 'another-forged-value')).toBe(8);
+  });
 });

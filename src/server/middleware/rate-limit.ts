@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { LimitDecision, RateLimiter } from '../../limits/limiter.js';
+import { addressSubject } from '../../limits/client-address.js';
 import { PLAN_LIMITS, type Limits } from '../../limits/plans.js';
 import type { ApiKeyRecord } from '../../store/store.js';
 import { KeyBannedError } from '../errors/key-banned-error.js';
@@ -30,7 +31,7 @@ export function rateLimitHeaders(decision: LimitDecision): Record<string, string
  */
 export function anonymousRateLimitHeaders(limiter: RateLimiter, anonymousLimits: Limits) {
   return async (address: string): Promise<Record<string, string>> =>
-    rateLimitHeaders(await limiter.peek(`address:${address}`, anonymousLimits));
+    rateLimitHeaders(await limiter.peek(addressSubject(undefined, address), anonymousLimits));
 }
 
 /** Sets X-RateLimit-Limit/Remaining/Reset from a decision. */
@@ -52,12 +53,12 @@ export function rateLimit(limiter: RateLimiter, anonymousLimits: Limits): Reques
   return async (req, res, next) => {
     const { key, storeError } = localsOf(res);
     if (!key && storeError) {
-      setHeaders(res, await limiter.peek(`address:${req.ip ?? 'unknown'}`, anonymousLimits));
+      setHeaders(res, await limiter.peek(addressSubject(req.ip, req.socket.remoteAddress), anonymousLimits));
       return next();
     }
     const decision = key
       ? await limiter.check(`key:${key.id}`, limitsOf(key))
-      : await limiter.check(`address:${req.ip ?? 'unknown'}`, anonymousLimits);
+      : await limiter.check(addressSubject(req.ip, req.socket.remoteAddress), anonymousLimits);
     setHeaders(res, decision);
     if (decision.outcome === 'banned') throw new KeyBannedError(decision.retryAfter ?? 1, key ? 'key' : 'address');
     if (decision.outcome === 'rate_limited') {
