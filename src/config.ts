@@ -2,6 +2,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { PACKAGE_ROOT } from './package-root.js';
 import { MEMORY_COUNTER_MAX_ENTRIES } from './limits/limiter.js';
 import { HTTP_TIMEOUTS } from './server/http-server.js';
+import { PUBLIC_LIMITS } from './server/middleware/rate-limit.js';
 
 /** Root of the package (where package.json is); relative paths in the configuration start here. */
 export { PACKAGE_ROOT };
@@ -44,6 +45,9 @@ export interface Config {
   banSeconds: number;
   /** Without Redis, the windows each memory counter keeps at most. */
   limiterMaxEntries: number;
+  /** Per client address and minute: the documents (/docs, /openapi.*) and the health checks. */
+  documentsPerMinute: number;
+  healthPerMinute: number;
   /** How long shutdown waits for in-flight requests, in milliseconds. */
   shutdownTimeoutMs: number;
   /** How long a client may take to send its headers, and its whole request, in milliseconds. */
@@ -180,6 +184,20 @@ export const SETTINGS = [
     doc: 'Without Redis: windows kept in memory per counter (minute, day, refusals, bans); past it the oldest is forgotten, so memory stays bounded whatever the number of client addresses.',
     default: MEMORY_COUNTER_MAX_ENTRIES,
     parse: integer(1000, 100_000_000),
+  },
+  {
+    key: 'documentsPerMinute',
+    variable: 'DOCS_PER_MINUTE',
+    doc: 'Requests per minute per client address for /docs, /openapi.yaml and /openapi.json (no key needed).',
+    default: PUBLIC_LIMITS.documents.perMinute,
+    parse: integer(1, 1_000_000),
+  },
+  {
+    key: 'healthPerMinute',
+    variable: 'HEALTH_PER_MINUTE',
+    doc: 'Requests per minute per client address for /healthz and /readyz (a load balancer checks from few addresses).',
+    default: PUBLIC_LIMITS.health.perMinute,
+    parse: integer(1, 1_000_000),
   },
   { key: 'banSeconds', variable: 'BAN_SECONDS', doc: 'Length of a temporary ban, in seconds.', default: 600, parse: integer(1, 86_400 * 30) },
   { key: 'shutdownTimeoutMs', variable: 'SHUTDOWN_TIMEOUT_MS', doc: 'How long shutdown waits for in-flight requests.', default: 10_000, parse: integer(0, 600_000) },

@@ -7,7 +7,7 @@ import { issueKey } from './keys/issue-key.js';
 import { memoryCounters, RateLimiter, type LimitCounters } from './limits/limiter.js';
 import { createApp } from './server/app.js';
 import { createHttpServer } from './server/http-server.js';
-import { anonymousRateLimitHeaders } from './server/middleware/rate-limit.js';
+import { anonymousRateLimitHeaders, PUBLIC_LIMITS } from './server/middleware/rate-limit.js';
 import { IDEMPOTENCY_TIMING } from './server/middleware/idempotency.js';
 import { describeStore, openStore } from './store/open-store.js';
 
@@ -71,6 +71,10 @@ async function main(): Promise<void> {
     logger,
     environment: config.environment,
     anonymousLimits,
+    publicLimits: {
+      documents: { ...PUBLIC_LIMITS.documents, perMinute: config.documentsPerMinute },
+      health: { ...PUBLIC_LIMITS.health, perMinute: config.healthPerMinute },
+    },
     trustProxy: config.trustProxy,
     checkSpecAtStart: config.nodeEnv !== 'production',
   });

@@ -18,7 +18,7 @@ import { errorHandler } from './middleware/error-handler.js';
 import { idempotency } from './middleware/idempotency.js';
 import { jsonBody } from './middleware/json-body.js';
 import { localsOf } from './middleware/locals.js';
-import { rateLimit } from './middleware/rate-limit.js';
+import { limitPublic, PUBLIC_LIMITS, rateLimit, type PublicLimits } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
 import { strictParameters } from './middleware/strict-parameters.js';
 import { matchOperation } from './middleware/match-operation.js';
@@ -53,7 +53,10 @@ export interface AppDependencies {
   checkSpecAtStart?: boolean;
   /** The rendered reference served at /docs. @default build/docs/index.html */
   docsPath?: string;
+  /** Limits per address of the documents and health checks served without a key. @default PUBLIC_LIMITS */
+  publicLimits?: PublicLimits;
 }
+
 
 /**
  * Builds the Express app. A request goes: request id and log → the contract's operation for its
@@ -76,21 +79,32 @@ export function createApp(deps: AppDependencies): Express {
   app.set('query parser', 'simple');
 
   app.use(requestContext(deps.logger));
-  app.get('/healthz', (_req, res) => {
+  const publicLimits = deps.publicLimits ?? PUBLIC_LIMITS;
+  const healthLimit = limitPublic(deps.limiter, 'health', publicLimits.health);
+  app.get('/healthz', healthLimit, (_req, res) => {
     res.json({ status: 'ok' });
   });
-  app.get('/readyz', async (_req, res) => {
-    try {
-      await deps.store.ping();
+  // Requests that come while the store is being asked share its answer: a flood of /readyz keeps
+  // at most one query in flight.
+  let readiness: Promise<Error | null> | null = null;
+  app.get('/readyz', healthLimit, async (_req, res) => {
+    readiness ??= deps.store.ping().then(
+      () => null,
+      (error: unknown) => error as Error,
+    );
+    const asked = readiness;
+    const error = await asked;
+    if (readiness === asked) readiness = null;
+    if (!error) {
       res.json({ status: 'ready' });
-    } catch (error) {
-      // The reason (a host, a port, a path) is for the operator's log, not for anyone who asks.
-      localsOf(res).log.warn({ reason: (error as Error).message }, 'not ready: the store does not answer');
-      res.status(503).json({ status: 'unavailable' });
+      return;
     }
+    // The reason (a host, a port, a path) is for the operator's log, not for anyone who asks.
+    localsOf(res).log.warn({ reason: error.message }, 'not ready: the store does not answer');
+    res.status(503).json({ status: 'unavailable' });
   });
 
-  app.use(contractDocuments(doc, specText, deps.docsPath));
+  app.use(contractDocuments(doc, specText, limitPublic(deps.limiter, 'documents', publicLimits.documents), deps.docsPath));
 
   const { headers: deprecationHeaders, gate: sunsetGate } = deprecation(operations, basePath, deps.clock);
   // The contract's operations: one Express middleware running each step in turn (pipeline.ts).

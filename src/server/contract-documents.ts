@@ -1,41 +1,81 @@
 import { createHash } from 'node:crypto';
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { readFile, stat } from 'node:fs/promises';
-import { Router, type Request, type Response } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { stringify } from 'yaml';
 import { buildDocs, canBuildDocs, DOCS_PATH } from '../docs/build-docs.js';
 import { SPEC_PATH, type OpenApiDocument } from '../spec/load-spec.js';
 import { ServiceUnavailableError } from './errors/service-unavailable-error.js';
 
+type Encoding = 'br' | 'gzip' | 'identity';
+
 interface Document {
-  body: Buffer;
   type: string;
-  etag: string;
+  /** The body in each encoding, compressed once, when first asked for. */
+  body(encoding: Encoding): Buffer;
+  /** A strong ETag per encoding (RFC 9110, 8.8.3: the bytes differ, so must the tags). */
+  etag(encoding: Encoding): string;
 }
 
-const document = (body: Buffer | string, type: string): Document => {
-  const buffer = Buffer.isBuffer(body) ? body : Buffer.from(body);
-  return { body: buffer, type, etag: `"${createHash('sha256').update(buffer).digest('base64url').slice(0, 27)}"` };
+const document = (content: Buffer | string, type: string): Document => {
+  const identity = Buffer.isBuffer(content) ? content : Buffer.from(content);
+  const hash = createHash('sha256').update(identity).digest('base64url').slice(0, 27);
+  const compressed = new Map<Encoding, Buffer>([['identity', identity]]);
+  return {
+    type,
+    body(encoding) {
+      let body = compressed.get(encoding);
+      if (!body) {
+        body = encoding === 'br' ? brotliCompressSync(identity, { params: { [zlib.BROTLI_PARAM_QUALITY]: 9 } }) : gzipSync(identity, { level: 9 });
+        compressed.set(encoding, body);
+      }
+      return body;
+    },
+    etag: (encoding) => (encoding === 'identity' ? `"${hash}"` : `"${hash}-${encoding}"`),
+  };
 };
 
-/** Sends a document with its ETag and cache headers; 304 when the client has it already. */
+/** The encoding to answer with: br, then gzip, when Accept-Encoding takes it (q above 0). */
+function negotiate(acceptEncoding: string | undefined): Encoding {
+  if (!acceptEncoding) return 'identity';
+  const accepted = new Map<string, number>();
+  for (const part of acceptEncoding.slice(0, 1024).split(',')) {
+    const [name = '', ...params] = part.split(';').map((p) => p.trim().toLowerCase());
+    const q = params.find((p) => p.startsWith('q='));
+    accepted.set(name, q === undefined ? 1 : Number(q.slice(2)) || 0);
+  }
+  const takes = (name: string) => (accepted.get(name) ?? accepted.get('*') ?? 0) > 0;
+  if (takes('br')) return 'br';
+  if (takes('gzip')) return 'gzip';
+  return 'identity';
+}
+
+/** Sends a document with its ETag and cache headers, compressed when the client takes it; 304 when it has it already. */
 function send(req: Request, res: Response, doc: Document): void {
-  res.set({ ETag: doc.etag, 'Cache-Control': 'public, max-age=300, must-revalidate', 'Content-Type': doc.type });
+  const encoding = negotiate(req.get('Accept-Encoding'));
+  const etag = doc.etag(encoding);
+  res.set({ ETag: etag, 'Cache-Control': 'public, max-age=300, must-revalidate', 'Content-Type': doc.type, Vary: 'Accept-Encoding' });
+  if (encoding !== 'identity') res.set('Content-Encoding', encoding);
   const known = req.get('If-None-Match');
   // Split and trimmed without a regular expression: /\s*,\s*/ is quadratic on a header of tabs.
-  if (known && known.split(',').some((tag) => tag.trim() === doc.etag)) {
+  if (known && known.split(',').some((tag) => tag.trim() === etag)) {
     res.status(304).end();
     return;
   }
-  res.status(200).end(req.method === 'HEAD' ? undefined : doc.body);
+  const body = doc.body(encoding);
+  res.set('Content-Length', String(body.length));
+  res.status(200).end(req.method === 'HEAD' ? undefined : body);
 }
 
 /**
  * The contract, for people and tools, without a key: `/openapi.yaml`, `/openapi.json`, and the
  * rendered reference at `/docs` (the page `npm run docs` writes; rendered on the first request
- * when it is missing or older than openapi.yaml and Redocly is installed).
+ * when it is missing or older than openapi.yaml and Redocly is installed). Served compressed
+ * (br or gzip, each compressed once) to clients that take it, and behind `limit` (per address).
  */
-export function contractDocuments(spec: OpenApiDocument, specText: string | null, docsPath: string = DOCS_PATH): Router {
+export function contractDocuments(spec: OpenApiDocument, specText: string | null, limit: RequestHandler, docsPath: string = DOCS_PATH): Router {
   const router = Router({ caseSensitive: true });
+  router.use(['/openapi.yaml', '/openapi.json', '/docs'], limit);
   const yaml = document(specText ?? stringify(spec), 'application/yaml; charset=utf-8');
   const json = document(JSON.stringify(spec, null, 2), 'application/json; charset=utf-8');
   let docs: Promise<Document> | null = null;

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadSpec } from '../../src/spec/load-spec.js';
@@ -39,6 +40,22 @@ describe('the contract served by the service', () => {
     expect(html).not.toMatch(/<script[^>]+src=["']?(https?:)?\/\//i);
   }, 60_000);
 
+  // Issue 13, finding 5: 2.6 MB uncompressed, without limit; one client could crowd out others.
+  it.each([
+    ['br', 'br'],
+    ['gzip', 'gzip'],
+    ['gzip;q=0, br;q=0', undefined],
+    ['', undefined],
+  ])('serves /docs compressed for Accept-Encoding "%s"', async (accept, encoding) => {
+    const { status, headers, bytes } = await rawGet(`${server.origin}/docs`, accept ? { 'Accept-Encoding': accept } : {});
+    expect(status).toBe(200);
+    expect(headers['content-encoding']).toBe(encoding);
+    expect(headers.vary).toBe('Accept-Encoding');
+    expect(headers['x-ratelimit-limit']).toBe('120');
+    if (encoding) expect(bytes).toBeLessThan(1_000_000);
+    else expect(bytes).toBeGreaterThan(1_000_000);
+  }, 60_000);
+
   it.skipIf(!browserTestsEnabled)('shows the operations, the plans and the deprecation of getPet in Chromium', async () => {
     const browser = await launchChromium();
     try {
@@ -48,4 +65,45 @@ describe('the contract served by the service', () => {
       await browser.close();
     }
   }, 60_000);
+});
+
+/** A GET without fetch's automatic decompression: status, headers and the bytes as sent. */
+function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; bytes: number }> {
+  return new Promise((resolve, reject) => {
+    request(url, { headers }, (res) => {
+      let bytes = 0;
+      res.on('data', (chunk: Buffer) => (bytes += chunk.length));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, bytes }));
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+describe('limits of what is served without a key', () => {
+  it('limits documents and health checks per address, apart from each other and from the API, with the rate-limit headers', async () => {
+    const own = await startTestServer({ publicLimits: { documents: { perMinute: 3, perDay: 100 }, health: { perMinute: 5, perDay: 100 } } });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        const response = await fetch(`${own.origin}/openapi.json`);
+        await response.arrayBuffer();
+        statuses.push(response.status);
+        expect(response.headers.get('x-ratelimit-limit')).toBe('3');
+      }
+      expect(statuses).toEqual([200, 200, 200, 429]);
+      const refused = await fetch(`${own.origin}/docs`);
+      expect(refused.status).toBe(429);
+      expect(((await refused.json()) as { code: string }).code).toBe('rate_limited');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      // Health checks have their own allowance.
+      const health = await fetch(`${own.origin}/healthz`);
+      expect(health.status).toBe(200);
+      expect(health.headers.get('x-ratelimit-remaining')).toBe('4');
+      // And the API's is untouched: a request without a key is a 401, not a 429.
+      expect((await fetch(`${own.baseUrl}/pets`)).status).toBe(401);
+    } finally {
+      await own.close();
+    }
+  });
 });

@@ -11,7 +11,7 @@ import { memoryCounters, RateLimiter, type BanPolicy, type LimitCounters } from 
 import type { Limits, Plan } from '../../src/limits/plans.js';
 import { createApp } from '../../src/server/app.js';
 import { createHttpServer, type HttpTimeouts } from '../../src/server/http-server.js';
-import { anonymousRateLimitHeaders } from '../../src/server/middleware/rate-limit.js';
+import { anonymousRateLimitHeaders, type PublicLimits } from '../../src/server/middleware/rate-limit.js';
 import type { OpenApiDocument } from '../../src/spec/load-spec.js';
 import type { Handlers } from '../../src/server/handler-types.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
@@ -39,6 +39,8 @@ export interface TestServerOptions {
   timeouts?: Partial<HttpTimeouts>;
   /** The contract the app serves and validates against. @default openapi.yaml */
   spec?: OpenApiDocument;
+  /** Limits per address of the documents and health checks. @default PUBLIC_LIMITS */
+  publicLimits?: PublicLimits;
 }
 
 /** The real app on a throw-away SQLite file, listening on a free loopback port, with a fake clock. */
@@ -66,6 +68,7 @@ export async function startTestServer(options: TestServerOptions = {}) {
     handlers: options.handlers,
     trustProxy: options.trustProxy,
     spec: options.spec,
+    publicLimits: options.publicLimits,
   });
   const server = createHttpServer(app, { timeouts: options.timeouts, rateLimitHeadersFor: anonymousRateLimitHeaders(limiter, anonymousLimits) });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));

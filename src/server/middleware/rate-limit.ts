@@ -67,3 +67,34 @@ export function rateLimit(limiter: RateLimiter, anonymousLimits: Limits): Reques
     next();
   };
 }
+
+/** Limits per client address of what is served without a key (see {@link limitPublic}). */
+export interface PublicLimits {
+  /** `/docs`, `/openapi.yaml`, `/openapi.json`. */
+  documents: Limits;
+  /** `/healthz`, `/readyz`: enough for a load balancer's checks. */
+  health: Limits;
+}
+
+/** The public limits of a service given none: 120 documents and 600 health checks a minute. */
+export const PUBLIC_LIMITS: PublicLimits = {
+  documents: { perMinute: 120, perDay: 10_000 },
+  health: { perMinute: 600, perDay: 1_000_000 },
+};
+
+/**
+ * Limits what is served without a key per client address, apart from the API's own limits (a
+ * client reading the docs uses up nothing of its API allowance, and the other way round), with
+ * the rate-limit headers on every answer and 429 with Retry-After past the limit.
+ */
+export function limitPublic(limiter: RateLimiter, kind: keyof PublicLimits, limits: Limits): RequestHandler {
+  return async (req, res, next) => {
+    const decision = await limiter.check(`${kind}:${addressSubject(req.ip, req.socket.remoteAddress)}`, limits);
+    setHeaders(res, decision);
+    if (decision.outcome === 'banned') throw new KeyBannedError(decision.retryAfter ?? 1, 'address');
+    if (decision.outcome === 'rate_limited') {
+      throw new RateLimitedError(decision.window === 'day' ? 'day' : 'minute', decision.limit, decision.retryAfter ?? 1);
+    }
+    next();
+  };
+}
