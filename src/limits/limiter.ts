@@ -119,12 +119,11 @@ export class MemoryCounter implements Counter {
       this.nextSweep = now + 60_000;
       for (const [k, e] of this.entries) if (e.expiresAt <= now) this.entries.delete(k);
     }
-    if (this.entries.size >= this.maxEntries) {
-      this.entries.delete(key);
-      while (this.entries.size >= this.maxEntries) {
-        this.entries.delete(this.entries.keys().next().value!);
-        this.evicted++;
-      }
+    // Deleted first, so a renewed entry moves to the end of the eviction order.
+    this.entries.delete(key);
+    while (this.entries.size >= this.maxEntries) {
+      this.entries.delete(this.entries.keys().next().value!);
+      this.evicted++;
     }
     const entry = { consumedPoints, expiresAt: now + seconds * 1000 };
     this.entries.set(key, entry);
@@ -159,9 +158,36 @@ export class MemoryCounter implements Counter {
 /** Entries each memory counter keeps at most, by default (see LIMITER_MAX_ENTRIES). */
 export const MEMORY_COUNTER_MAX_ENTRIES = 50_000;
 
-/** In-memory counters, for one instance, each holding at most `maxEntries` subjects' windows. */
+/**
+ * API keys' windows apart from everyone else's: their number is that of issued keys, so they are
+ * never evicted (a flood of addresses must not reset a key's day), while the windows of client
+ * addresses and of the keyless endpoints are capped.
+ */
+class SubjectsApart implements Counter {
+  constructor(
+    private readonly keys: MemoryCounter,
+    private readonly others: MemoryCounter,
+  ) {}
+  private of(key: string): MemoryCounter {
+    return key.startsWith('key:') ? this.keys : this.others;
+  }
+  get(key: string) {
+    return this.of(key).get(key);
+  }
+  consume(key: string, points?: number, options?: { customDuration?: number }) {
+    return this.of(key).consume(key, points, options);
+  }
+  set(key: string, points: number, secDuration: number) {
+    return this.of(key).set(key, points, secDuration);
+  }
+  delete(key: string) {
+    return this.of(key).delete(key);
+  }
+}
+
+/** In-memory counters, for one instance: each keeps at most `maxEntries` windows of client addresses, and every API key's. */
 export function memoryCounters(maxEntries = MEMORY_COUNTER_MAX_ENTRIES): LimitCounters {
-  return buildCounters((_name, options) => new MemoryCounter(options.duration, maxEntries));
+  return buildCounters((_name, options) => new SubjectsApart(new MemoryCounter(options.duration), new MemoryCounter(options.duration, maxEntries)));
 }
 
 const isPromise = <T>(value: Eventually<T>): value is Promise<T> => value instanceof Promise;

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { handlers as generatedHandlers } from '../../generated/handlers.js';
 import type { Clock } from '../clock.js';
 import type { KeyEnvironment } from '../keys/key-format.js';
-import type { RateLimiter } from '../limits/limiter.js';
+import { memoryCounters, RateLimiter } from '../limits/limiter.js';
 import type { Limits } from '../limits/plans.js';
 import { readFileSync } from 'node:fs';
 import { loadSpec, SPEC_PATH, type OpenApiDocument } from '../spec/load-spec.js';
@@ -80,7 +80,10 @@ export function createApp(deps: AppDependencies): Express {
 
   app.use(requestContext(deps.logger));
   const publicLimits = deps.publicLimits ?? PUBLIC_LIMITS;
-  const healthLimit = limitPublic(deps.limiter, 'health', publicLimits.health);
+  // What needs no key is limited in this instance's memory and never banned: a load balancer's
+  // probes must not be refused for long, nor counted once per instance through Redis.
+  const publicLimiter = new RateLimiter(memoryCounters(), deps.clock, { banAfterRefusals: Number.MAX_SAFE_INTEGER, banSeconds: 1 });
+  const healthLimit = limitPublic(publicLimiter, 'health', publicLimits.health);
   app.get('/healthz', healthLimit, (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -104,7 +107,7 @@ export function createApp(deps: AppDependencies): Express {
     res.status(503).json({ status: 'unavailable' });
   });
 
-  app.use(contractDocuments(doc, specText, limitPublic(deps.limiter, 'documents', publicLimits.documents), deps.docsPath));
+  app.use(contractDocuments(doc, specText, limitPublic(publicLimiter, 'documents', publicLimits.documents), deps.docsPath));
 
   const { headers: deprecationHeaders, gate: sunsetGate } = deprecation(operations, basePath, deps.clock);
   // The contract's operations: one Express middleware running each step in turn (pipeline.ts).

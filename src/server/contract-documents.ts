@@ -58,7 +58,8 @@ function send(req: Request, res: Response, doc: Document): void {
   if (encoding !== 'identity') res.set('Content-Encoding', encoding);
   const known = req.get('If-None-Match');
   // Split and trimmed without a regular expression: /\s*,\s*/ is quadratic on a header of tabs.
-  if (known && known.split(',').some((tag) => tag.trim() === etag)) {
+  // Weak comparison (RFC 9110, 13.1.2): a proxy may have weakened the tag.
+  if (known && known.split(',').some((tag) => tag.trim() === '*' || tag.trim().replace(/^W\//, '') === etag)) {
     res.status(304).end();
     return;
   }

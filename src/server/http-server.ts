@@ -46,7 +46,13 @@ export function createHttpServer(app: Express, options: HttpServerOptions): Serv
   const server = createServer({ connectionsCheckingInterval: connectionsCheckingIntervalMs }, app);
   // The response each connection is writing, for refusals that must wait for it (below).
   const responding = new WeakMap<Socket, ServerResponse>();
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => responding.set(req.socket, res));
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    responding.set(req.socket, res);
+    // Not kept past its end: an idle keep-alive connection must not hold its last request.
+    res.once('close', () => {
+      if (responding.get(req.socket) === res) responding.delete(req.socket);
+    });
+  });
   // An Expect other than 100-continue: Node alone would answer a bare 417 (no Error body, no
   // X-Request-Id, no rate-limit headers). RFC 9110 (10.1.1) lets a server answer 417 or not; the
   // request is handled as if the expectation were absent, so it gets the answer it asked for.

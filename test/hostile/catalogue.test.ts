@@ -150,6 +150,10 @@ const BODIES: Row[] = [
   badBody('no categoryId', '{"name":"Rex"}', 'body.categoryId'),
   badBody('an id', '{"id":7,"name":"Rex","categoryId":3}', 'body.id'),
   badBody('__proto__', '{"__proto__":{"polluted":true},"name":"Rex","categoryId":3}', 'body.__proto__'),
+  // Found by the property tests: the name of an unknown property was JSON-pointer-unescaped
+  // though the validator appends it as written ("~0" was reported as "~").
+  badBody('an unknown property named "~0"', '{"name":"Rex","categoryId":3,"~0":1}', 'body.~0'),
+  badBody('an unknown property named "~1a"', '{"name":"Rex","categoryId":3,"~1a":1}', 'body.~1a'),
   badBody('constructor.prototype', '{"constructor":{"prototype":{"polluted":true}},"name":"Rex","categoryId":3}', 'body.constructor'),
   badBody('categoryId "5" (a string)', '{"name":"Rex","categoryId":"5"}', 'body.categoryId'),
   badBody('categoryId 5.5', '{"name":"Rex","categoryId":5.5}', 'body.categoryId'),

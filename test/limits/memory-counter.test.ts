@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MemoryCounter } from '../../src/limits/limiter.js';
+import { MemoryCounter, memoryCounters } from '../../src/limits/limiter.js';
 
 // The memory counters replace rate-limiter-flexible's for one instance; they must count and
 // expire as it does, without a promise.
@@ -71,5 +71,24 @@ describe('MemoryCounter', () => {
     // A key counted again keeps its count while it is among the newest.
     expect(counter.consume('address:4999').consumedPoints).toBe(2);
     expect(counter.size).toBe(1000);
+  });
+
+  it("never evicts an API key's window for the addresses' sake", async () => {
+    const counters = memoryCounters(1000);
+    counters.day.consume('key:key_1:20600');
+    for (let i = 0; i < 5000; i++) counters.day.consume(`address:10.0.${i >> 8}.${i & 255}:20600`);
+    expect((await counters.day.get('key:key_1:20600'))?.consumedPoints).toBe(1);
+    expect(await counters.day.get('address:10.0.0.0:20600')).toBeNull();
+  });
+
+  it('moves a renewed entry to the end of the eviction order', () => {
+    const counter = new MemoryCounter(86_400, 3);
+    counter.set('ban', 1, 600);
+    counter.consume('a');
+    counter.consume('b');
+    counter.set('ban', 2, 600);
+    counter.consume('c');
+    expect(counter.get('ban')?.consumedPoints).toBe(2);
+    expect(counter.get('a')).toBeNull();
   });
 });

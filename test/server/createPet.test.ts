@@ -40,6 +40,13 @@ describe('POST /v1/pets', () => {
   // Refused bodies (missing, malformed, out of range, duplicate keys, too large, not JSON) are
   // rows of test/hostile/catalogue.test.ts.
 
+  it('names at most 10 fields in a 400, as the contract says', async () => {
+    const extra = Array.from({ length: 60 }, (_, i) => `"k${i}":1`).join(',');
+    const response = await post(`{${extra},"name":"Rex","categoryId":3}`);
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { details: unknown[] }).details).toHaveLength(10);
+  });
+
   it('keeps numbers inside strings out of the exactness check', async () => {
     const { data, response } = await server.client(key).POST('/pets', { body: { name: 'Agent 1e3 / 3.0', categoryId: 7 } });
     expect(response.status).toBe(201);

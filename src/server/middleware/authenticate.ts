@@ -46,7 +46,7 @@ export function authenticate(keys: KeyRepository, environment: KeyEnvironment): 
     try {
       key = await keys.findKeyByHash(parsed.hash);
     } catch (error) {
-      // Counted by address like any unauthenticated request; requireKey answers 503.
+      // Counted against no limit (rate-limit.ts: an outage is not the client's doing); requireKey answers 503.
       locals.storeError = error as Error;
       locals.unauthenticatedReason = 'the key could not be checked';
       return next();

@@ -11,6 +11,12 @@ import { StoreUnavailableError } from '../../store/store-unavailable-error.js';
 import type { PathMatcher } from '../routing.js';
 import { localsOf } from './locals.js';
 
+/** Validator errors whose path ends in a property name as written (see fieldOf). */
+const RAW_NAME_ERRORS = new Set(['additionalProperties.openapi.validation', 'required.openapi.validation', 'unevaluatedProperties.openapi.validation']);
+
+/** Fields a 400 names at most (the contract says so). */
+const MAX_DETAILS = 10;
+
 /** A failure reported by express-openapi-validator. */
 interface ValidatorError {
   status: number;
@@ -27,11 +33,11 @@ const LOCATION: Record<string, string> = { body: 'body', query: 'query', params:
  * `/body/categoryId` → `body.categoryId`; `/query/limit` → `query.limit`; `/params/petId` →
  * `path.petId`. A path in slashes is split on slashes only, so a name with dots (`a..b`) is kept.
  */
-function fieldOf(path: string): string {
+function fieldOf(path: string, rawLast = false): string {
   const trimmed = path.replace(/^\.?\/?/, '');
   const parts = (path.includes('/') ? trimmed.split('/') : trimmed.split('.'))
     .filter(Boolean)
-    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+    .map((part, i, all) => (rawLast && i === all.length - 1 ? part : part.replace(/~1/g, '/').replace(/~0/g, '~')));
   const [where, ...rest] = parts;
   return [LOCATION[where ?? ''] ?? where ?? 'request', ...rest].join('.');
 }
@@ -47,7 +53,10 @@ export function toApiError(error: unknown, req: Request, paths: PathMatcher): Ap
       case 400: {
         const details: ErrorDetail[] = error.errors
           .filter((e) => !isLengthGuardError(e))
-          .map((e) => ({ field: fieldOf(e.path), message: e.message }));
+          .slice(0, MAX_DETAILS)
+          // The validator appends the name of a missing or unknown property to the (escaped)
+          // JSON pointer as it is, unescaped: `~0 ` stays `~0 `.
+          .map((e) => ({ field: fieldOf(e.path, RAW_NAME_ERRORS.has(e.errorCode ?? '')), message: e.message }));
         return new InvalidRequestError(details.length > 0 ? details : [{ field: 'request', message: error.message }]);
       }
       case 404:

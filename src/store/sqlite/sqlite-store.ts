@@ -208,7 +208,7 @@ export class SqliteStore implements Store {
     let outcomes: ({ pet: Pet } | { error: unknown })[] = [];
     try {
       this.transactions.createPets.immediate(batch, outcomes);
-      this.unwritable = null;
+      if (!outcomes.some((o) => 'error' in o && o.error instanceof StoreUnavailableError)) this.unwritable = null;
     } catch (caught) {
       // The transaction failed as a whole (busy past the timeout, disk full): nothing is stored.
       const error = this.writeFailed(caught);
@@ -244,7 +244,9 @@ export class SqliteStore implements Store {
             // not only the savepoint: the rest of the batch must not go on in transactions of
             // their own. The batch fails as one; nothing of it is stored.
             if (!db.inTransaction) throw error;
-            outcomes.push({ error });
+            // A statement the disk refused inside a transaction that goes on: that item gets a
+            // 503 like the rest of a refused batch, and readiness is reported accordingly.
+            outcomes.push({ error: this.writeFailed(error) });
           }
         }
       }),
