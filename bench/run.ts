@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { failUsage, parseCommandLine } from '../src/cli/parse-command-line.js';
+import { failUsage, parseCommandLine, wholeNumberOption } from '../src/cli/parse-command-line.js';
 import { PACKAGE_ROOT } from '../src/config.js';
 import { encodeCursor } from '../src/server/pagination.js';
 import { firstAnimals, seedStore } from './animals.js';
@@ -57,12 +57,6 @@ const LIST_PATH = '/v1/pets?limit=20';
 const NEW_PET = JSON.stringify({ name: 'Rex', categoryId: 3 });
 /** Seconds of unrecorded load on each server before the first round (JIT, caches). */
 const WARM_UP_SECONDS = 2;
-
-function wholeNumber(name: string, raw: string, min: number): number {
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value < min) failUsage(HELP, `--${name} must be a whole number of at least ${min}, got "${raw}"`);
-  return value;
-}
 
 /** Prints what the bench is doing now, on one line when the output is a terminal. */
 function progress(text: string): void {
@@ -113,10 +107,10 @@ async function main(): Promise<void> {
   if (generator !== 'wrk' && generator !== 'autocannon') failUsage(HELP, `--generator must be wrk or autocannon, not "${generator}"`);
   if (generator === 'wrk' && !hasWrk()) failUsage(HELP, 'wrk is not installed: apt-get install wrk, or use --generator autocannon');
   progress(`load generator: ${generator}`);
-  const rounds = wholeNumber('rounds', values.rounds, 1);
-  const duration = wholeNumber('duration', values.duration, 1);
-  const connections = wholeNumber('connections', values.connections, 1);
-  const large = wholeNumber('large', values.large, SMALL);
+  const rounds = wholeNumberOption(HELP, 'rounds', values.rounds, 1);
+  const duration = wholeNumberOption(HELP, 'duration', values.duration, 1);
+  const connections = wholeNumberOption(HELP, 'connections', values.connections, 1);
+  const large = wholeNumberOption(HELP, 'large', values.large, SMALL);
   const output = resolve(PACKAGE_ROOT, values.output);
 
   progress('compiling the service (npm run build)');

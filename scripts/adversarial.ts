@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest, Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { failUsage, parseCommandLine } from '../src/cli/parse-command-line.js';
+import { failUsage, parseCommandLine, wholeNumberOption } from '../src/cli/parse-command-line.js';
 import { PACKAGE_ROOT } from '../src/config.js';
 import { issueKey } from '../src/keys/issue-key.js';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
@@ -116,13 +116,9 @@ async function main(): Promise<void> {
     seconds: { type: 'string', default: '15' },
     addresses: { type: 'string', default: '1000000' },
   });
-  const whole = (name: string, raw: string, min: number) => {
-    if (!/^\d+$/.test(raw) || Number(raw) < min) failUsage(HELP, `--${name} must be a whole number of at least ${min}, got "${raw}"`);
-    return Number(raw);
-  };
-  const batch = whole('batch', values.batch, 10);
-  const seconds = whole('seconds', values.seconds, 1);
-  const addresses = whole('addresses', values.addresses, 1000);
+  const batch = wholeNumberOption(HELP, 'batch', values.batch, 10);
+  const seconds = wholeNumberOption(HELP, 'seconds', values.seconds, 1);
+  const addresses = wholeNumberOption(HELP, 'addresses', values.addresses, 1000);
   if (!hasWrk()) failUsage(HELP, 'wrk is not installed (apt-get install wrk): it drives the distinct addresses');
   const log = (text: string) => process.stderr.write(`${text}\n`);
 

@@ -181,7 +181,7 @@ export const SETTINGS = [
   {
     key: 'limiterMaxEntries',
     variable: 'LIMITER_MAX_ENTRIES',
-    doc: 'Without Redis: windows kept in memory per counter (minute, day, refusals, bans); past it the oldest is forgotten, so memory stays bounded whatever the number of client addresses.',
+    doc: 'Without Redis: windows of client addresses kept in memory per counter (minute, day, refusals, bans; API keys\' are never evicted); past it the oldest is forgotten.',
     default: MEMORY_COUNTER_MAX_ENTRIES,
     parse: integer(1000, 100_000_000),
   },

@@ -33,6 +33,13 @@ export function parseCommandLine<const T extends Options>(
   }
 }
 
+/** The value of `--name` as a whole number of at least `min`; otherwise a usage error (exit 2). */
+export function wholeNumberOption(help: string, name: string, raw: string, min: number): number {
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < min) failUsage(help, `--${name} must be a whole number of at least ${min}, got "${raw}"`);
+  return value;
+}
+
 /** Prints a usage error and the help text, then exits 2. */
 export function failUsage(help: string, message: string): never {
   process.stderr.write(`${message}\n\n${help}`);

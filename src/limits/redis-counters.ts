@@ -62,7 +62,10 @@ class Breaker {
   }
 }
 
-/** A memory limiter that trips the breaker when rate-limiter-flexible falls back to it. */
+/**
+ * A memory limiter that trips the breaker when rate-limiter-flexible falls back to it, that is,
+ * when it is used while the breaker is closed (while it is open, the counters use it directly).
+ */
 class FallbackLimiter extends RateLimiterMemory {
   constructor(
     options: ConstructorParameters<typeof RateLimiterMemory>[0],
@@ -71,15 +74,15 @@ class FallbackLimiter extends RateLimiterMemory {
     super(options);
   }
   override consume(...args: Parameters<RateLimiterMemory['consume']>) {
-    this.breaker.trip();
+    if (!this.breaker.isOpen()) this.breaker.trip();
     return super.consume(...args);
   }
   override get(...args: Parameters<RateLimiterMemory['get']>) {
-    this.breaker.trip();
+    if (!this.breaker.isOpen()) this.breaker.trip();
     return super.get(...args);
   }
   override set(...args: Parameters<RateLimiterMemory['set']>) {
-    this.breaker.trip();
+    if (!this.breaker.isOpen()) this.breaker.trip();
     return super.set(...args);
   }
 }
@@ -92,13 +95,13 @@ class RedisOrMemoryCounter implements Counter {
     private readonly breaker: Breaker,
   ) {}
   get(key: string) {
-    return this.breaker.isOpen() ? RateLimiterMemory.prototype.get.call(this.memory, key) : this.redis.get(key);
+    return this.breaker.isOpen() ? this.memory.get(key) : this.redis.get(key);
   }
   consume(key: string, points?: number, options?: { customDuration?: number }) {
-    return this.breaker.isOpen() ? RateLimiterMemory.prototype.consume.call(this.memory, key, points, options) : this.redis.consume(key, points, options);
+    return this.breaker.isOpen() ? this.memory.consume(key, points, options) : this.redis.consume(key, points, options);
   }
   set(key: string, points: number, secDuration: number) {
-    return this.breaker.isOpen() ? RateLimiterMemory.prototype.set.call(this.memory, key, points, secDuration) : this.redis.set(key, points, secDuration);
+    return this.breaker.isOpen() ? this.memory.set(key, points, secDuration) : this.redis.set(key, points, secDuration);
   }
   delete(key: string) {
     return this.breaker.isOpen() ? this.memory.delete(key) : this.redis.delete(key);

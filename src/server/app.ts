@@ -57,7 +57,6 @@ export interface AppDependencies {
   publicLimits?: PublicLimits;
 }
 
-
 /**
  * Builds the Express app. A request goes: request id and log → the contract's operation for its
  * method and path, found once → deprecation headers → key →

@@ -44,15 +44,10 @@ export function createHttpServer(app: Express, options: HttpServerOptions): Serv
   // default), which would let a slow client hold a connection up to 30 s past them.
   const connectionsCheckingIntervalMs = Math.max(10, Math.min(1000, Math.floor(Math.min(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs) / 4)));
   const server = createServer({ connectionsCheckingInterval: connectionsCheckingIntervalMs }, app);
-  // The response each connection is writing, for refusals that must wait for it (below).
+  // The last response of each connection, for refusals that must wait for it (below). Keyed
+  // weakly by the socket: at most one response per open connection, gone with the connection.
   const responding = new WeakMap<Socket, ServerResponse>();
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    responding.set(req.socket, res);
-    // Not kept past its end: an idle keep-alive connection must not hold its last request.
-    res.once('close', () => {
-      if (responding.get(req.socket) === res) responding.delete(req.socket);
-    });
-  });
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => responding.set(req.socket, res));
   // An Expect other than 100-continue: Node alone would answer a bare 417 (no Error body, no
   // X-Request-Id, no rate-limit headers). RFC 9110 (10.1.1) lets a server answer 417 or not; the
   // request is handled as if the expectation were absent, so it gets the answer it asked for.

@@ -13,15 +13,18 @@ export function lengthBeforePattern(doc: OpenApiDocument): OpenApiDocument {
   return guard(structuredClone(doc)) as OpenApiDocument;
 }
 
-/** Keys whose values are data, not schemas: a `pattern` inside them is not the keyword. */
-const DATA_KEYS = new Set(['example', 'examples', 'default', 'const', 'enum', 'value']);
+/** Keywords whose values are data, not schemas: a `pattern` inside them is not the keyword. */
+const DATA_KEYS = new Set(['example', 'examples', 'default', 'const', 'enum']);
+/** Keywords whose values map names to schemas, responses or parameters: every key there is a name. */
+const NAME_MAPS = new Set(['properties', 'patternProperties', '$defs', 'schemas', 'responses', 'parameters', 'headers', 'content', 'paths']);
 
-function guard(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(guard);
+function guard(node: unknown, namesOnly = false): unknown {
+  if (Array.isArray(node)) return node.map((item) => guard(item));
   if (typeof node !== 'object' || node === null) return node;
   const object = node as Record<string, unknown>;
   for (const [key, value] of Object.entries(object)) {
-    if (!DATA_KEYS.has(key) && !key.startsWith('x-')) object[key] = guard(value);
+    // A property named `default` or `enum` is a schema; the keyword `default` is data.
+    if (namesOnly || (!DATA_KEYS.has(key) && !key.startsWith('x-'))) object[key] = guard(value, !namesOnly && NAME_MAPS.has(key));
   }
   const { pattern, maxLength } = object;
   if (typeof pattern !== 'string' || typeof maxLength !== 'number') return object;

@@ -96,6 +96,10 @@ describe('limits of what is served without a key', () => {
       expect(refused.status).toBe(429);
       expect(((await refused.json()) as { code: string }).code).toBe('rate_limited');
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      // Refused again and again, past BAN_AFTER_REFUSALS: still only rate limited, never banned
+      // (a load balancer's probes must come back as soon as the minute does).
+      for (let i = 0; i < 15; i++) await (await fetch(`${own.origin}/openapi.yaml`)).arrayBuffer();
+      expect(((await (await fetch(`${own.origin}/openapi.yaml`)).json()) as { code: string }).code).toBe('rate_limited');
       // Health checks have their own allowance.
       const health = await fetch(`${own.origin}/healthz`);
       expect(health.status).toBe(200);

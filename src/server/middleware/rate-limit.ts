@@ -41,6 +41,15 @@ function setHeaders(res: Parameters<RequestHandler>[1], decision: LimitDecision)
   res.setHeader('X-RateLimit-Reset', String(decision.resetAt));
 }
 
+/** Puts a decision's rate-limit headers on the response, and throws its 429 when it refuses. */
+function enforce(res: Parameters<RequestHandler>[1], decision: LimitDecision, subject: 'key' | 'address'): void {
+  setHeaders(res, decision);
+  if (decision.outcome === 'banned') throw new KeyBannedError(decision.retryAfter ?? 1, subject);
+  if (decision.outcome === 'rate_limited') {
+    throw new RateLimitedError(decision.window === 'day' ? 'day' : 'minute', decision.limit, decision.retryAfter ?? 1);
+  }
+}
+
 /**
  * Counts the request against its key (or, without a valid key, against the client address),
  * puts the rate-limit headers on the response whatever happens next, and refuses with 429 when
@@ -59,11 +68,7 @@ export function rateLimit(limiter: RateLimiter, anonymousLimits: Limits): Reques
     const decision = key
       ? await limiter.check(`key:${key.id}`, limitsOf(key))
       : await limiter.check(addressSubject(req.ip, req.socket.remoteAddress), anonymousLimits);
-    setHeaders(res, decision);
-    if (decision.outcome === 'banned') throw new KeyBannedError(decision.retryAfter ?? 1, key ? 'key' : 'address');
-    if (decision.outcome === 'rate_limited') {
-      throw new RateLimitedError(decision.window === 'day' ? 'day' : 'minute', decision.limit, decision.retryAfter ?? 1);
-    }
+    enforce(res, decision, key ? 'key' : 'address');
     next();
   };
 }
@@ -89,12 +94,7 @@ export const PUBLIC_LIMITS: PublicLimits = {
  */
 export function limitPublic(limiter: RateLimiter, kind: keyof PublicLimits, limits: Limits): RequestHandler {
   return async (req, res, next) => {
-    const decision = await limiter.check(`${kind}:${addressSubject(req.ip, req.socket.remoteAddress)}`, limits);
-    setHeaders(res, decision);
-    if (decision.outcome === 'banned') throw new KeyBannedError(decision.retryAfter ?? 1, 'address');
-    if (decision.outcome === 'rate_limited') {
-      throw new RateLimitedError(decision.window === 'day' ? 'day' : 'minute', decision.limit, decision.retryAfter ?? 1);
-    }
+    enforce(res, await limiter.check(`${kind}:${addressSubject(req.ip, req.socket.remoteAddress)}`, limits), 'address');
     next();
   };
 }
