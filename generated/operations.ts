@@ -54,12 +54,3 @@ export const operations = {
 
 /** The operationIds of the contract. */
 export type OperationId = keyof typeof operations;
-
-/** Version of the contract these files were generated from (`info.version`). */
-export const apiVersion = "1.0.0";
-
-/** The deployments of the contract (`servers`), by lower-cased description. */
-export const servers = {
-  "production": "https://api.animalstore.example/v1",
-  "staging": "https://staging-api.animalstore.example/v1"
-} as const;

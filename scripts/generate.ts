@@ -1,26 +1,31 @@
 /**
- * `npm run generate`: writes generated/ from openapi.yaml.
- * `npm run generate -- --check`: writes nothing, fails when generated/ is out of date.
+ * `npm run generate`: writes generated/ and packages/client/src/generated/ from openapi.yaml.
+ * `npm run generate -- --check`: writes nothing, fails when either is out of date.
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { parseCommandLine } from '../src/cli/parse-command-line.js';
 import { renderGenerated, renderHandlerStub } from '../src/codegen/generate.js';
 import { loadSpec, SPEC_PATH } from '../src/spec/load-spec.js';
 import { listOperations } from '../src/spec/operations.js';
 
-const HELP = `Usage: npm run generate [-- --check] [--spec FILE] [--out DIR] [--handlers DIR]
+const HELP = `Usage: npm run generate [-- --check] [--spec FILE] [--out DIR] [--client-out DIR] [--handlers DIR]
 
 Writes the TypeScript types (openapi-typescript), the operation table and the handler map
-generated from the contract into generated/. Generated files are committed and never edited by
-hand. For an operation without a handler file it writes a stub that answers 501
-not_implemented; it never overwrites an existing handler.
+generated from the contract into generated/, and the types, version and servers the client
+package needs into packages/client/src/generated/; the client package's version follows the
+contract's info.version. Generated files are committed and never edited by hand. For an
+operation without a handler file it writes a stub that answers 501 not_implemented; it never
+overwrites an existing handler.
 
 Options:
   --check        Write nothing; exit 1 and name the stale files when generated/ is not what
                  the contract produces (npm run check uses this).
   --spec FILE    The contract to read (default: openapi.yaml).
-  --out DIR      The folder to write (default: generated/).
+  --out DIR      The service's folder to write (default: generated/).
+  --client-out DIR
+                 The client package's folder to write (default: DIR/../packages/client/src/generated/
+                 for the --out DIR; its package.json is two folders up).
   --handlers DIR Where handler files live, one per operationId (default: src/server/handlers/).
   -h, --help     Show this help.
 `;
@@ -30,28 +35,39 @@ async function main(): Promise<number> {
     check: { type: 'boolean', default: false },
     spec: { type: 'string' },
     out: { type: 'string' },
+    'client-out': { type: 'string' },
     handlers: { type: 'string' },
   });
   const specPath = resolve(values.spec ?? SPEC_PATH);
   const outDir = resolve(values.out ?? join(SPEC_PATH, '..', 'generated'));
   const handlersDir = resolve(values.handlers ?? join(SPEC_PATH, '..', 'src', 'server', 'handlers'));
-  const files = await renderGenerated(specPath, { outDir, handlersDir });
+  const clientDir = resolve(values['client-out'] ?? join(outDir, '..', 'packages', 'client', 'src', 'generated'));
+  const files = await renderGenerated(specPath, { outDir, clientDir, handlersDir });
+  const version = loadSpec(specPath).info.version;
+  // The client package is versioned with the contract it was generated from.
+  const clientManifest = join(dirname(dirname(clientDir)), 'package.json');
+  const manifestText = existsSync(clientManifest) ? readFileSync(clientManifest, 'utf8') : null;
+  const manifest = manifestText === null ? null : (JSON.parse(manifestText) as { version?: string });
+  const versionStale = manifest !== null && manifest.version !== version;
   const missingHandlers = listOperations(loadSpec(specPath)).filter((op) => !existsSync(join(handlersDir, `${op.operationId}.ts`)));
   const shown = (path: string) => relative(process.cwd(), path) || path;
 
   if (values.check) {
     const stale = files.filter((f) => {
-      const path = join(outDir, f.name);
+      const path = join(f.dir, f.name);
       return !existsSync(path) || readFileSync(path, 'utf8') !== f.text;
     });
-    const expected = new Set(files.map((f) => f.name));
-    const extra = existsSync(outDir) ? readdirSync(outDir).filter((n) => !expected.has(n)) : [];
-    if (stale.length === 0 && extra.length === 0 && missingHandlers.length === 0) {
-      process.stdout.write(`generated/ is up to date with ${shown(specPath)}.\n`);
+    const expected = new Set(files.map((f) => join(f.dir, f.name)));
+    const extra = [outDir, clientDir].flatMap((dir) =>
+      existsSync(dir) ? readdirSync(dir).map((n) => join(dir, n)).filter((path) => !expected.has(path)) : [],
+    );
+    if (stale.length === 0 && extra.length === 0 && missingHandlers.length === 0 && !versionStale) {
+      process.stdout.write(`generated/ and ${shown(clientDir)} are up to date with ${shown(specPath)}.\n`);
       return 0;
     }
-    for (const f of stale) process.stderr.write(`stale: ${shown(join(outDir, f.name))}\n`);
-    for (const n of extra) process.stderr.write(`not generated from the contract: ${shown(join(outDir, n))}\n`);
+    for (const f of stale) process.stderr.write(`stale: ${shown(join(f.dir, f.name))}\n`);
+    for (const path of extra) process.stderr.write(`not generated from the contract: ${shown(path)}\n`);
+    if (versionStale) process.stderr.write(`stale: ${shown(clientManifest)} has version ${String(manifest?.version)}, the contract ${version}\n`);
     for (const op of missingHandlers) process.stderr.write(`no handler file: ${shown(join(handlersDir, `${op.operationId}.ts`))}\n`);
     process.stderr.write(
       `generated/ is out of date with ${shown(specPath)}. Run \`npm run generate\` and commit the result.\n`,
@@ -60,6 +76,7 @@ async function main(): Promise<number> {
   }
 
   mkdirSync(outDir, { recursive: true });
+  mkdirSync(clientDir, { recursive: true });
   mkdirSync(handlersDir, { recursive: true });
   for (const op of missingHandlers) {
     const path = join(handlersDir, `${op.operationId}.ts`);
@@ -67,8 +84,12 @@ async function main(): Promise<number> {
     writeFileSync(path, renderHandlerStub(op.operationId, op.summary), { flag: 'wx' });
     process.stdout.write(`created ${shown(path)} (stub answering 501 until you write it)\n`);
   }
+  if (versionStale && manifestText !== null) {
+    writeFileSync(clientManifest, manifestText.replace(/"version": "[^"\n]*"/, `"version": ${JSON.stringify(version)}`));
+    process.stdout.write(`updated ${shown(clientManifest)} (version ${version})\n`);
+  }
   for (const f of files) {
-    const path = join(outDir, f.name);
+    const path = join(f.dir, f.name);
     const before = existsSync(path) ? readFileSync(path, 'utf8') : null;
     if (before === f.text) {
       process.stdout.write(`unchanged ${shown(path)}\n`);

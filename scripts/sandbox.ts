@@ -11,6 +11,7 @@ import { PLANS, type Limits, type Plan } from '../src/limits/plans.js';
 import { animalsFromExamples } from '../src/sandbox/seed.js';
 import { createApp } from '../src/server/app.js';
 import { createHttpServer } from '../src/server/http-server.js';
+import { LOCAL_ORIGINS } from '../src/server/middleware/cors.js';
 import { anonymousRateLimitHeaders } from '../src/server/middleware/rate-limit.js';
 import { loadSpec } from '../src/spec/load-spec.js';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
@@ -47,7 +48,8 @@ async function main(): Promise<void> {
 
   const limiter = new RateLimiter(memoryCounters(), systemClock, { banAfterRefusals: 10, banSeconds: 600 });
   const anonymousLimits = { perMinute: 30, perDay: 1000 };
-  const app = createApp({ store, limiter, clock: systemClock, logger: pino({ level: 'warn' }), environment: 'production', anonymousLimits });
+  // Pages served from any local port (a Vite or webpack dev server) may call it from a browser.
+  const app = createApp({ store, limiter, clock: systemClock, logger: pino({ level: 'warn' }), environment: 'production', anonymousLimits, corsOrigins: LOCAL_ORIGINS });
   const server = createHttpServer(app, { rateLimitHeadersFor: anonymousRateLimitHeaders(limiter, anonymousLimits) });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>

@@ -2,6 +2,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { PACKAGE_ROOT } from './package-root.js';
 import { MEMORY_COUNTER_MAX_ENTRIES } from './limits/limiter.js';
 import { HTTP_TIMEOUTS } from './server/http-server.js';
+import { LOCAL_ORIGINS, parseAllowedOrigin } from './server/middleware/cors.js';
 import { PUBLIC_LIMITS } from './server/middleware/rate-limit.js';
 
 /** Root of the package (where package.json is); relative paths in the configuration start here. */
@@ -48,6 +49,8 @@ export interface Config {
   /** Per client address and minute: the documents (/docs, /openapi.*) and the health checks. */
   documentsPerMinute: number;
   healthPerMinute: number;
+  /** Origins that browsers may call the service from (CORS); null: the default of NODE_ENV. */
+  corsOrigins: string[] | null;
   /** How long shutdown waits for in-flight requests, in milliseconds. */
   shutdownTimeoutMs: number;
   /** How long a client may take to send its headers, and its whole request, in milliseconds. */
@@ -200,6 +203,18 @@ export const SETTINGS = [
     parse: integer(1, 1_000_000),
   },
   { key: 'banSeconds', variable: 'BAN_SECONDS', doc: 'Length of a temporary ban, in seconds.', default: 600, parse: integer(1, 86_400 * 30) },
+  {
+    key: 'corsOrigins',
+    variable: 'CORS_ORIGINS',
+    doc: `Origins whose pages may call the service from a browser (CORS), comma-separated, exactly as browsers send them (https://app.example.com); host:* allows every port of a host; none allows no origin. Unset: none in production, ${LOCAL_ORIGINS.join(' and ')} otherwise.`,
+    default: null,
+    parse: (raw: string) => {
+      if (raw === 'none') return [];
+      const origins = raw.split(',').map((entry) => entry.trim());
+      if (origins.some((entry) => entry === '')) throw new Error('must be origins separated by commas, without empty entries');
+      return origins.map(parseAllowedOrigin);
+    },
+  },
   { key: 'shutdownTimeoutMs', variable: 'SHUTDOWN_TIMEOUT_MS', doc: 'How long shutdown waits for in-flight requests.', default: 10_000, parse: integer(0, 600_000) },
   { key: 'headersTimeoutMs', variable: 'HEADERS_TIMEOUT_MS', doc: 'A client that has not sent all its headers after this long has its connection closed.', default: HTTP_TIMEOUTS.headersTimeoutMs, parse: integer(100, 600_000) },
   { key: 'requestTimeoutMs', variable: 'REQUEST_TIMEOUT_MS', doc: 'A client that has not sent its whole request (headers and body) after this long has its connection closed.', default: HTTP_TIMEOUTS.requestTimeoutMs, parse: integer(100, 600_000) },
@@ -230,6 +245,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   return config as unknown as Config;
+}
+
+/** The origins a browser may call from: CORS_ORIGINS, else none in production and local pages otherwise. */
+export function corsOriginsOf(config: Pick<Config, 'corsOrigins' | 'nodeEnv'>): readonly string[] {
+  return config.corsOrigins ?? (config.nodeEnv === 'production' ? [] : LOCAL_ORIGINS);
 }
 
 /** The settings as a table, for `--help`. */

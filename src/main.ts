@@ -2,7 +2,7 @@
 import './runtime-check.js';
 import { pino } from 'pino';
 import { systemClock } from './clock.js';
-import { ConfigError, describeSettings, loadConfig, PACKAGE_ROOT } from './config.js';
+import { ConfigError, corsOriginsOf, describeSettings, loadConfig, PACKAGE_ROOT } from './config.js';
 import { issueKey } from './keys/issue-key.js';
 import { memoryCounters, RateLimiter, type LimitCounters } from './limits/limiter.js';
 import { createApp } from './server/app.js';
@@ -76,6 +76,7 @@ async function main(): Promise<void> {
       health: { ...PUBLIC_LIMITS.health, perMinute: config.healthPerMinute },
     },
     trustProxy: config.trustProxy,
+    corsOrigins: corsOriginsOf(config),
     checkSpecAtStart: config.nodeEnv !== 'production',
   });
 

@@ -13,6 +13,7 @@ import { contractDocuments } from './contract-documents.js';
 import { NotFoundError } from './errors/not-found-error.js';
 import type { Handlers } from './handler-types.js';
 import { authenticate, requireKey } from './middleware/authenticate.js';
+import { corsFor } from './middleware/cors.js';
 import { deprecation } from './middleware/deprecation.js';
 import { errorHandler } from './middleware/error-handler.js';
 import { idempotency } from './middleware/idempotency.js';
@@ -55,10 +56,13 @@ export interface AppDependencies {
   docsPath?: string;
   /** Limits per address of the documents and health checks served without a key. @default PUBLIC_LIMITS */
   publicLimits?: PublicLimits;
+  /** Origins whose pages may call the service from a browser (see middleware/cors.ts). @default none */
+  corsOrigins?: readonly string[];
 }
 
 /**
- * Builds the Express app. A request goes: request id and log → the contract's operation for its
+ * Builds the Express app. A request goes: request id and log → CORS (a browser's preflight is
+ * answered here) → the contract's operation for its
  * method and path, found once → deprecation headers → key →
  * rate limit → 401 without a key → 404/405 for what the contract does not have → sunset gate →
  * body (required, strict JSON, size limit) → contract validation → Idempotency-Key → handler (by operationId) → store; anything
@@ -78,6 +82,8 @@ export function createApp(deps: AppDependencies): Express {
   app.set('query parser', 'simple');
 
   app.use(requestContext(deps.logger));
+  // Preflights are answered before the key and the limits: a browser sends neither with them.
+  app.use(corsFor(deps.corsOrigins ?? [], [...new Set(operations.map((op) => op.method.toUpperCase()))]));
   const publicLimits = deps.publicLimits ?? PUBLIC_LIMITS;
   // What needs no key is limited in this instance's memory and never banned: a load balancer's
   // probes must not be refused for long, nor counted once per instance through Redis.

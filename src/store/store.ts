@@ -1,4 +1,4 @@
-import type { components } from '../../generated/openapi.js';
+import type { components } from '@animal-store/client';
 import type { KeyEnvironment } from '../keys/key-format.js';
 import type { Plan } from '../limits/plans.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAnimalStoreClient, type ClientClock, type DeprecationNotice } from '../../src/client/index.js';
+import { createAnimalStoreClient, type ClientClock, type DeprecationNotice } from '@animal-store/client';
 import type { MockServer } from '../../src/mock/mock-server.js';
 import { startMockForTests } from '../support/mock-target.js';
 import { startTamperingProxy } from '../support/tampering-proxy.js';

@@ -2,7 +2,8 @@ import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { apiVersion, operations } from '../../generated/operations.js';
+import { apiVersion } from '@animal-store/client';
+import { operations } from '../../generated/operations.js';
 import { GENERATED_HEADER } from '../../src/codegen/generate.js';
 import { bin, ROOT, run } from '../support/run.js';
 
@@ -41,9 +42,14 @@ describe('npm run generate', () => {
     const out = join(workDir, 'out');
     const result = await generate('--spec', editedSpec(), '--out', out);
     expect(result.code).toBe(0);
-    expect(readdirSync(out).sort()).toEqual(['handlers.ts', 'openapi.ts', 'operations.ts']);
-    for (const name of readdirSync(out)) expect(readFileSync(join(out, name), 'utf8').startsWith(GENERATED_HEADER)).toBe(true);
-    expect(readFileSync(join(out, 'openapi.ts'), 'utf8')).toMatch(/nickname\?: string;/);
+    expect(readdirSync(out).sort()).toEqual(['handlers.ts', 'operations.ts']);
+    // The types go to the client package's folder, next to the --out folder by default.
+    const clientOut = join(workDir, 'packages', 'client', 'src', 'generated');
+    expect(readdirSync(clientOut).sort()).toEqual(['contract.ts', 'openapi.ts']);
+    for (const path of [...readdirSync(out).map((n) => join(out, n)), ...readdirSync(clientOut).map((n) => join(clientOut, n))]) {
+      expect(readFileSync(path, 'utf8').startsWith(GENERATED_HEADER), path).toBe(true);
+    }
+    expect(readFileSync(join(clientOut, 'openapi.ts'), 'utf8')).toMatch(/nickname\?: string;/);
     const again = await generate('--check', '--spec', join(workDir, 'openapi.yaml'), '--out', out);
     expect(again.code).toBe(0);
   });

@@ -1,5 +1,5 @@
 import createClient from 'openapi-fetch';
-import type { paths } from '../../generated/openapi.js';
+import type { paths } from '@animal-store/client';
 import type { ContractChecker, ObservedResponse } from './conformance.js';
 
 /** The situations the suite needs a target to produce. */

@@ -51,6 +51,18 @@ describe('npm run sandbox', () => {
       expect(((await refused.json()) as { code: string }).code).toBe('rate_limited');
       expect((await fetch(`${base}/pets/999`, { headers: auth(KEY) })).status).toBe(404);
 
+      // A page on a local dev server (Vite's port here) may call it: the browser's preflight, then the call.
+      const preflight = await fetch(`${base}/pets`, {
+        method: 'OPTIONS',
+        headers: { Origin: 'http://localhost:5173', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'authorization' },
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
+      expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization');
+      const fromPage = await fetch(`${base}/pets?limit=1`, { headers: { ...auth(KEY), Origin: 'http://localhost:5173' } });
+      expect(fromPage.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
+      expect(fromPage.headers.get('access-control-expose-headers')).toMatch(/X-RateLimit-Remaining/);
+
       child.kill('SIGINT');
       expect(await exited).toBe(0);
       expect(existsSync(dir)).toBe(false);

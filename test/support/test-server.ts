@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import createClient from 'openapi-fetch';
 import { pino } from 'pino';
-import type { paths } from '../../generated/openapi.js';
+import type { paths } from '@animal-store/client';
 import { issueKey } from '../../src/keys/issue-key.js';
 import type { KeyEnvironment } from '../../src/keys/key-format.js';
 import { memoryCounters, RateLimiter, type BanPolicy, type LimitCounters } from '../../src/limits/limiter.js';
@@ -19,6 +19,7 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { newSchemaName, TEST_DATABASE_URL } from './services.js';
 import { FakeClock } from './fake-clock.js';
+import type { Clock } from '../../src/clock.js';
 
 /** Options of {@link startTestServer}. */
 export interface TestServerOptions {
@@ -41,6 +42,10 @@ export interface TestServerOptions {
   spec?: OpenApiDocument;
   /** Limits per address of the documents and health checks. @default PUBLIC_LIMITS */
   publicLimits?: PublicLimits;
+  /** Origins allowed to call from a browser (CORS). @default none */
+  corsOrigins?: readonly string[];
+  /** The clock of the app and limiter, when time must pass by itself (a browser waiting Retry-After). @default a FakeClock */
+  clock?: Clock;
 }
 
 /** The real app on a throw-away SQLite file, listening on a free loopback port, with a fake clock. */
@@ -52,7 +57,8 @@ export async function startTestServer(options: TestServerOptions = {}) {
     (options.engine === 'postgres'
       ? await PostgresStore.open({ url: TEST_DATABASE_URL, schema: newSchemaName() })
       : SqliteStore.open(databasePath));
-  const clock = new FakeClock();
+  const fakeClock = new FakeClock();
+  const clock = options.clock ?? fakeClock;
   const environment = options.environment ?? 'production';
   const limiter = new RateLimiter(options.counters ?? memoryCounters(), clock, options.ban ?? { banAfterRefusals: 10, banSeconds: 600 });
   const anonymousLimits = options.anonymousLimits ?? { perMinute: 30, perDay: 1000 };
@@ -69,6 +75,7 @@ export async function startTestServer(options: TestServerOptions = {}) {
     trustProxy: options.trustProxy,
     spec: options.spec,
     publicLimits: options.publicLimits,
+    corsOrigins: options.corsOrigins,
   });
   const server = createHttpServer(app, { timeouts: options.timeouts, rateLimitHeadersFor: anonymousRateLimitHeaders(limiter, anonymousLimits) });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
@@ -88,7 +95,8 @@ export async function startTestServer(options: TestServerOptions = {}) {
     origin: `http://127.0.0.1:${port}`,
     databasePath,
     store,
-    clock,
+    /** The FakeClock the app runs on (not moving the app's time when options.clock was given). */
+    clock: fakeClock,
     newKey,
     client,
     async close() {

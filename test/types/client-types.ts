@@ -1,6 +1,6 @@
 // Type-level tests of the client, checked by `npm run check` (tsc): every @ts-expect-error
 // proves the line after it does not compile.
-import { createAnimalStoreClient, type ApiErrorBody, type Pet } from '../../src/client/index.js';
+import { createAnimalStoreClient, type ApiErrorBody, type Pet } from '@animal-store/client';
 
 const client = createAnimalStoreClient({ apiKey: 'as_prod_x' });
 

@@ -1,9 +1,9 @@
 /**
  * Uses the Animal Store client as an application would: through the package's exports.
  *
- *   ANIMAL_STORE_URL=http://localhost:3000/v1 ANIMAL_STORE_KEY=as_prod_… node --import tsx examples/quickstart.ts
+ *   ANIMAL_STORE_URL=http://localhost:3000/v1 ANIMAL_STORE_KEY=as_prod_… node --import tsx packages/client/examples/quickstart.ts
  */
-import { createAnimalStoreClient, type Pet } from 'animal-store';
+import { createAnimalStoreClient, type Pet } from '@animal-store/client';
 
 const apiKey = process.env.ANIMAL_STORE_KEY;
 if (!apiKey) {

@@ -3,12 +3,13 @@
  * openapi.yaml, behaving as the interface asks clients to behave.
  */
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
-import type { components, paths } from '../../generated/openapi.js';
-import { servers } from '../../generated/operations.js';
+import { servers } from './generated/contract.js';
+import type { components, paths } from './generated/openapi.js';
 import { parseNextLink } from './link-header.js';
 import { realClock, retryingFetch, type ClientClock, type RateLimitState, type RetryOptions } from './retrying-fetch.js';
 
-export type { components, paths } from '../../generated/openapi.js';
+export { apiVersion, servers } from './generated/contract.js';
+export type { components, operations, paths } from './generated/openapi.js';
 export type { ClientClock, RateLimitState, RetryOptions } from './retrying-fetch.js';
 
 /** An animal in the store. */
@@ -91,8 +92,11 @@ function defaultDeprecationWarning(notice: DeprecationNotice): void {
   const when = notice.sunset ? ` and will be removed on ${notice.sunset.toUTCString()}` : '';
   const instead = notice.link ? ` Replacement: ${notice.link}.` : '';
   const message = `Animal Store API: ${notice.operation} is deprecated${when}.${instead}`;
-  if (typeof process !== 'undefined' && typeof process.emitWarning === 'function') {
-    process.emitWarning(message, { type: 'DeprecationWarning', code: 'ANIMAL_STORE_DEPRECATED' });
+  // Chosen at run time: in Node.js a DeprecationWarning (which --no-deprecation silences), in a
+  // browser the console. Nothing of Node is imported, so bundlers need no shim.
+  const nodeProcess = (globalThis as { process?: { emitWarning?: (message: string, options: { type: string; code: string }) => void } }).process;
+  if (typeof nodeProcess?.emitWarning === 'function') {
+    nodeProcess.emitWarning(message, { type: 'DeprecationWarning', code: 'ANIMAL_STORE_DEPRECATED' });
   } else {
     console.warn(message);
   }

@@ -1,0 +1,127 @@
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSpec } from '../../src/spec/load-spec.js';
+import { bin, ROOT, run } from '../support/run.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+// The client as application developers get it: `npm pack` of packages/client, installed from the
+// tarball into an empty project, its example type-checked against the installed types and run
+// against the real server.
+
+const CLIENT_DIR = join(ROOT, 'packages', 'client');
+
+/** Bytes of every file under `path`. */
+function bytesUnder(path: string): number {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.size;
+  return readdirSync(path).reduce((sum, name) => sum + bytesUnder(join(path, name)), 0);
+}
+
+/** Names of the packages installed in `nodeModules` (scoped ones as @scope/name). */
+function installedPackages(nodeModules: string): string[] {
+  return readdirSync(nodeModules)
+    .filter((name) => !name.startsWith('.'))
+    .flatMap((name) => (name.startsWith('@') ? readdirSync(join(nodeModules, name)).map((inner) => `${name}/${inner}`) : [name]))
+    .sort();
+}
+
+/** Module specifiers a compiled file imports or re-exports. */
+function importsOf(text: string): string[] {
+  return [...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]/g)].map((m) => m[1]!);
+}
+
+let work: string;
+let server: TestServer;
+let tarball: string;
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'animal-store-client-pack-'));
+  const pack = await run('npm', ['pack', '-w', '@animal-store/client', '--pack-destination', work, '--json'], { timeoutMs: 120_000 });
+  expect(pack.code, pack.stderr).toBe(0);
+  const [info] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as { filename: string }[];
+  tarball = join(work, info!.filename);
+  server = await startTestServer();
+}, 180_000);
+afterAll(async () => {
+  await server?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('the client package (@animal-store/client)', () => {
+  it('is publishable, versioned with the contract, and depends on openapi-fetch alone', () => {
+    const manifest = JSON.parse(readFileSync(join(CLIENT_DIR, 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest.private).toBeUndefined();
+    expect(manifest.version).toBe(loadSpec().info.version);
+    expect(manifest.sideEffects).toBe(false);
+    expect(Object.keys(manifest.dependencies as object)).toEqual(['openapi-fetch']);
+    // The service depends on the client, never the other way round.
+    const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    expect(root.dependencies['@animal-store/client']).toBe(manifest.version);
+  });
+
+  it('installs from its tarball into an empty project, type-checks its example and runs it against the server', async () => {
+    const project = join(work, 'app');
+    cpSync(join(CLIENT_DIR, 'examples'), project, { recursive: true });
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'try-the-client', private: true, type: 'module' }));
+    const install = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], { cwd: project, timeoutMs: 120_000 });
+    expect(install.code, install.stderr).toBe(0);
+
+    const nodeModules = join(project, 'node_modules');
+    const installed = installedPackages(nodeModules);
+    expect(installed).toEqual(['@animal-store/client', 'openapi-fetch', 'openapi-typescript-helpers']);
+    const clientBytes = bytesUnder(join(nodeModules, '@animal-store', 'client'));
+    const allBytes = installed.reduce((sum, name) => sum + bytesUnder(join(nodeModules, name)), 0);
+    console.log(`client package: ${clientBytes} bytes unpacked; with its dependencies ${installed.length} packages, ${allBytes} bytes`);
+    expect(clientBytes).toBeLessThan(200 * 1024);
+
+    // What a browser loads: ES modules importing each other and openapi-fetch, nothing of Node.
+    const dist = join(nodeModules, '@animal-store', 'client', 'dist');
+    const modules = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.js'));
+    expect(modules).toContain('index.js');
+    for (const name of modules) {
+      for (const specifier of importsOf(readFileSync(join(dist, name), 'utf8'))) {
+        expect(specifier === 'openapi-fetch' || specifier.startsWith('./') || specifier.startsWith('../'), `${name} imports ${specifier}`).toBe(true);
+      }
+    }
+    const shipped = readdirSync(join(nodeModules, '@animal-store', 'client'));
+    expect(shipped.sort()).toEqual(['README.md', 'dist', 'package.json']);
+
+    // The example, type-checked against the installed package's types, then run.
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          skipLibCheck: false,
+          types: ['node'],
+          typeRoots: [join(ROOT, 'node_modules', '@types')],
+          outDir: 'out',
+        },
+        include: ['quickstart.ts'],
+      }),
+    );
+    const typecheck = await run(bin('tsc'), ['-p', project], { cwd: project });
+    expect(typecheck.code, typecheck.stdout + typecheck.stderr).toBe(0);
+
+    const key = await server.newKey('free');
+    await server.store.createPet({ name: 'Tom', categoryId: 1, status: 'available' });
+    const result = await run(process.execPath, [join(project, 'out', 'quickstart.js')], {
+      cwd: project,
+      env: { ANIMAL_STORE_URL: server.baseUrl, ANIMAL_STORE_KEY: key },
+    });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^added Rex as #\d+ \(available\)$/m);
+    expect(result.stdout).toContain('available animals: 2');
+    expect(result.stdout).toContain('deprecated: GET /pets/{petId} (sunset 2030-12-05)');
+    // POST, one page of the list, GET: three requests of the Free plan's 60.
+    expect(result.stdout).toContain('rate limit: 57 of 60 left');
+    const source = readFileSync(join(CLIENT_DIR, 'examples', 'quickstart.ts'), 'utf8');
+    expect(source).toContain("from '@animal-store/client'");
+    expect(source).not.toMatch(/from '\.\.?\//);
+  }, 180_000);
+});

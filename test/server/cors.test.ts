@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig, ConfigError, corsOriginsOf } from '../../src/config.js';
+import { CORS_EXPOSED_HEADERS, LOCAL_ORIGINS, originAllowed, parseAllowedOrigin } from '../../src/server/middleware/cors.js';
+import { loadSpec } from '../../src/spec/load-spec.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+const APP = 'http://localhost:5173';
+
+/** Names of the headers the contract's responses declare (the keys of every response's `headers`). */
+function responseHeaderNames(doc: unknown): string[] {
+  const names = new Set<string>();
+  const visit = (node: unknown, path: string[]) => {
+    if (typeof node !== 'object' || node === null) return;
+    for (const [key, value] of Object.entries(node)) {
+      // components.headers names reusable headers; everywhere else a headers map's keys are header names.
+      if (key === 'headers' && path.join('.') !== 'components' && typeof value === 'object' && value !== null) {
+        for (const name of Object.keys(value)) names.add(name);
+      } else {
+        visit(value, [...path, key]);
+      }
+    }
+  };
+  visit(doc, []);
+  return [...names].sort();
+}
+
+/** A browser's preflight for a request with `headers` from `origin`. */
+function preflight(server: TestServer, origin: string, method = 'GET', headers = 'authorization') {
+  return fetch(`${server.baseUrl}/pets`, {
+    method: 'OPTIONS',
+    headers: { Origin: origin, 'Access-Control-Request-Method': method, 'Access-Control-Request-Headers': headers },
+  });
+}
+
+let server: TestServer;
+let closed: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ corsOrigins: [...LOCAL_ORIGINS, 'https://app.example.com'], anonymousLimits: { perMinute: 5, perDay: 100 } });
+  closed = await startTestServer();
+});
+afterAll(async () => {
+  await server?.close();
+  await closed?.close();
+});
+
+describe('CORS', () => {
+  it('answers a preflight from an allowed origin with 204 before the key and the limits', async () => {
+    // Three times the anonymous limit: a preflight carries no key and must not use any allowance.
+    for (let i = 0; i < 15; i++) {
+      const response = await preflight(server, APP, 'POST', 'authorization,content-type,idempotency-key');
+      expect(response.status).toBe(204);
+      expect(response.headers.get('Access-Control-Allow-Origin')).toBe(APP);
+      expect(response.headers.get('Access-Control-Allow-Methods')?.split(',')).toEqual(expect.arrayContaining(['GET', 'POST']));
+      expect(response.headers.get('Access-Control-Allow-Headers')?.toLowerCase().split(',')).toEqual(
+        expect.arrayContaining(['authorization', 'content-type', 'idempotency-key']),
+      );
+      expect(response.headers.get('Access-Control-Max-Age')).toBe('600');
+      expect(response.headers.get('Vary')).toMatch(/Origin/);
+      expect(response.headers.get('X-RateLimit-Limit')).toBeNull();
+      expect(await response.text()).toBe('');
+    }
+    // The address's allowance is whole: requests without a key still get their 5.
+    const anonymous = await fetch(`${server.baseUrl}/pets`);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('X-RateLimit-Remaining')).toBe('4');
+  });
+
+  it('lets the page read the headers the contract declares on an allowed origin\'s answers', async () => {
+    const key = await server.newKey('free');
+    const response = await fetch(`${server.baseUrl}/pets?limit=1`, { headers: { Origin: APP, Authorization: `Bearer ${key}` } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('Access-Control-Allow-Origin')).toBe(APP);
+    const exposed = (response.headers.get('Access-Control-Expose-Headers') ?? '').split(',').map((h) => h.trim().toLowerCase());
+    // Every response header the contract declares, taken from the contract.
+    const declared = responseHeaderNames(loadSpec());
+    expect(declared).toEqual(expect.arrayContaining(['X-RateLimit-Remaining', 'Link', 'Retry-After']));
+    for (const name of [...declared, 'X-Request-Id', 'Idempotent-Replayed']) expect(exposed, name).toContain(name.toLowerCase());
+    expect(exposed.sort()).toEqual(CORS_EXPOSED_HEADERS.map((h) => h.toLowerCase()).sort());
+  });
+
+  it('gives other origins no CORS header, and leaves non-preflight OPTIONS to the contract (405)', async () => {
+    for (const origin of ['https://evil.example', 'http://localhost:80.evil.example', 'http://localhost', 'https://app.example.com.evil.example']) {
+      const response = await preflight(server, origin);
+      expect(response.headers.get('Access-Control-Allow-Origin'), origin).toBeNull();
+      expect(response.status, origin).not.toBe(204);
+    }
+    const key = await server.newKey('free');
+    const options = await fetch(`${server.baseUrl}/pets`, { method: 'OPTIONS', headers: { Origin: APP, Authorization: `Bearer ${key}` } });
+    expect(options.status).toBe(405);
+  });
+
+  it('allows no origin when none is configured', async () => {
+    const response = await preflight(closed, APP);
+    expect(response.headers.get('Access-Control-Allow-Origin')).toBeNull();
+    expect(response.status).not.toBe(204);
+  });
+});
+
+describe('CORS_ORIGINS', () => {
+  it('defaults to none in production and to local pages otherwise', () => {
+    expect(corsOriginsOf(loadConfig({ NODE_ENV: 'production' }))).toEqual([]);
+    expect(corsOriginsOf(loadConfig({ NODE_ENV: 'development' }))).toEqual(LOCAL_ORIGINS);
+    expect(corsOriginsOf(loadConfig({ NODE_ENV: 'development', CORS_ORIGINS: 'none' }))).toEqual([]);
+    expect(corsOriginsOf(loadConfig({ NODE_ENV: 'production', CORS_ORIGINS: 'https://app.example.com, http://localhost:*' }))).toEqual([
+      'https://app.example.com',
+      'http://localhost:*',
+    ]);
+  });
+
+  it('refuses what is not an origin, naming it', () => {
+    for (const bad of ['app.example.com', 'https://app.example.com/', 'https://app.example.com/path', 'ftp://x.example', 'https://a.example,,https://b.example', '*']) {
+      expect(() => loadConfig({ CORS_ORIGINS: bad }), bad).toThrow(ConfigError);
+    }
+    expect(() => loadConfig({ CORS_ORIGINS: 'https://app.example.com/' })).toThrow(/CORS_ORIGINS=.*must be an origin alone/);
+  });
+
+  it('matches a port wildcard with a port only', () => {
+    const allowed = [parseAllowedOrigin('http://localhost:*')];
+    expect(originAllowed('http://localhost:5173', allowed)).toBe(true);
+    expect(originAllowed('http://localhost', allowed)).toBe(false);
+    expect(originAllowed('http://localhost:5173.evil.example', allowed)).toBe(false);
+    expect(originAllowed('https://localhost:5173', allowed)).toBe(false);
+  });
+});
