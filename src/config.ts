@@ -180,7 +180,7 @@ export const SETTINGS = [
   },
   { key: 'anonymousPerMinute', variable: 'ANONYMOUS_PER_MINUTE', doc: 'Requests per minute per client address without a valid key.', default: 30, parse: integer(1, 1_000_000) },
   { key: 'anonymousPerDay', variable: 'ANONYMOUS_PER_DAY', doc: 'Requests per day per client address without a valid key.', default: 1000, parse: integer(1, 100_000_000) },
-  { key: 'banAfterRefusals', variable: 'BAN_AFTER_REFUSALS', doc: 'Refused requests within one window after which the key or address is banned.', default: 10, parse: integer(1, 1_000_000) },
+  { key: 'banAfterRefusals', variable: 'BAN_AFTER_REFUSALS', doc: 'Refused requests within one window after which the key or address is banned; refusals in the 2 s after the first one, and as many as the previous window refused in all (clients coming back after Retry-After, at most 1,000), are not counted.', default: 10, parse: integer(1, 1_000_000) },
   {
     key: 'limiterMaxEntries',
     variable: 'LIMITER_MAX_ENTRIES',

@@ -52,10 +52,22 @@ export interface LimitCounters {
 
 /** When a subject that keeps sending while refused is banned, and for how long. */
 export interface BanPolicy {
-  /** Refusals within one window after which the subject is banned. */
+  /**
+   * Refusals within one window, past the grace and past those excused as clients coming back
+   * (see {@link RETURNING_CLIENTS_MAX}), after which the subject is banned.
+   */
   banAfterRefusals: number;
   banSeconds: number;
 }
+
+/**
+ * At most this many refusals of a window are excused as clients coming back after the previous
+ * window's `Retry-After`. Clients that honour `Retry-After` are each refused at most once a
+ * window, so a window refuses no more of them than the previous window refused in all; a
+ * subject's excuse is that number, up to this cap, so a client cannot earn an ever larger one
+ * by being refused in bursts.
+ */
+export const RETURNING_CLIENTS_MAX = 1_000;
 
 /**
  * Refusals within this many seconds of a window's first refusal do not count towards a ban:
@@ -196,8 +208,13 @@ const WINDOWS = { minute: 60, day: 86_400 } as const;
 
 /**
  * Per-subject limits over a minute and a day window, with temporary bans for subjects that keep
- * sending while refused. A subject that waits `Retry-After` after a refusal finds a fresh window
- * and is never refused twice in one window, so it is never banned.
+ * sending while refused. A client that waits `Retry-After` after a refusal finds a fresh window
+ * and is never refused twice in one window. Many clients may share a subject (workers sharing a
+ * key, users behind one address), each refused once, at moments spread by their jitter: a
+ * window's refusals are counted towards a ban only past the grace after its first refusal, and
+ * only beyond those of clients coming back from the previous window (as many as it refused in
+ * all, at most RETURNING_CLIENTS_MAX). A subject is banned when more than `banAfterRefusals`
+ * are left: a client sending on while refused, not a crowd coming back.
  */
 export class RateLimiter {
   constructor(
@@ -290,20 +307,31 @@ export class RateLimiter {
     };
     const key = `${subject}:${state.window}:${windowIndex}`;
     const ttl = Math.max(1, state.resetAt - nowSec);
+    // Every refusal of the window is counted under :all, kept through the next window: how many
+    // clients that next window may see coming back.
+    const all = this.counters.refusals.consume(`${key}:all`, 1, { customDuration: ttl + WINDOWS[state.window] });
     // The first refusal of the window is remembered (its time, in Unix milliseconds) and not
-    // counted, nor are those of the grace after it.
+    // counted, nor are those of the grace after it: requests already on their way.
     const first = await this.counters.refusals.get(`${key}:first-ms`);
+    await all;
     if (!first) {
       await this.counters.refusals.set(`${key}:first-ms`, nowMs, ttl);
       return refused;
     }
     if (nowMs - first.consumedPoints < REFUSAL_GRACE_SECONDS * 1000) return refused;
-    const refusals = await this.counters.refusals.consume(key, 1, { customDuration: ttl });
-    if (refusals.consumedPoints > this.policy.banAfterRefusals) {
+    const [refusals, before] = await Promise.all([
+      this.counters.refusals.consume(key, 1, { customDuration: ttl }),
+      this.counters.refusals.get(`${subject}:${state.window}:${windowIndex - 1}:all`),
+    ]);
+    // Clients refused in the previous window come back in this one, each once, at a moment of
+    // their choosing (Retry-After plus jitter): as many refusals as they were are excused.
+    const returning = Math.min(before?.consumedPoints ?? 0, RETURNING_CLIENTS_MAX);
+    if (refusals.consumedPoints > this.policy.banAfterRefusals + returning) {
       const until = nowSec + this.policy.banSeconds;
       await this.counters.bans.set(subject, until, this.policy.banSeconds);
-      // The count starts again after the ban: a client that then waits as told is not banned anew.
-      await this.counters.refusals.delete(key);
+      // The count starts again after the ban: a client that then waits as told is not banned
+      // anew, and what it was refused while ignoring Retry-After excuses nothing later.
+      await Promise.all([this.counters.refusals.delete(key), this.counters.refusals.delete(`${key}:all`)]);
       return { outcome: 'banned', window: 'ban', limit: state.limit, remaining: 0, resetAt: until, retryAfter: this.policy.banSeconds };
     }
     return refused;
