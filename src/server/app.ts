@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { handlers as generatedHandlers } from '../../generated/handlers.js';
 import type { Clock } from '../clock.js';
 import type { KeyEnvironment } from '../keys/key-format.js';
+import { BannedAddresses } from '../limits/banned-addresses.js';
 import { memoryCounters, RateLimiter } from '../limits/limiter.js';
 import type { Limits } from '../limits/plans.js';
 import { readFileSync } from 'node:fs';
@@ -115,13 +116,15 @@ export function createApp(deps: AppDependencies): Express {
   app.use(contractDocuments(doc, specText, limitPublic(publicLimiter, 'documents', publicLimits.documents), deps.docsPath));
 
   const { headers: deprecationHeaders, gate: sunsetGate } = deprecation(operations, basePath, deps.clock);
+  // Addresses this instance saw banned: their unknown keys are not looked up in the store.
+  const bannedAddresses = new BannedAddresses(deps.clock);
   // The contract's operations: one Express middleware running each step in turn (pipeline.ts).
   app.use(
     pipeline([
       matchOperation(paths),
       deprecationHeaders,
-      authenticate(deps.store, deps.environment),
-      rateLimit(deps.limiter, deps.anonymousLimits),
+      authenticate(deps.store, deps.environment, bannedAddresses),
+      rateLimit(deps.limiter, deps.anonymousLimits, bannedAddresses),
       requireKey,
       routeGuard,
       sunsetGate,

@@ -1,5 +1,7 @@
 import type { RequestHandler } from 'express';
 import { parseKey, type KeyEnvironment } from '../../keys/key-format.js';
+import type { BannedAddresses } from '../../limits/banned-addresses.js';
+import { addressSubject } from '../../limits/client-address.js';
 import type { KeyRepository } from '../../store/store.js';
 import { UnauthorizedError } from '../errors/unauthorized-error.js';
 import { localsOf } from './locals.js';
@@ -17,9 +19,11 @@ const BEARER = /^Bearer +([^\s]+)$/i;
 /**
  * Finds the API key of a request: a bearer token of the right form and checksum, known, not
  * revoked, and for this environment. A request without one goes on unauthenticated (so the
- * rate limiter can count it by address) and is refused by {@link requireKey}.
+ * rate limiter can count it by address) and is refused by {@link requireKey}. From a banned
+ * address, a key is looked up only as `banned` allows (see BannedAddresses): otherwise the
+ * request goes on unauthenticated, and the rate limiter answers with the address's ban.
  */
-export function authenticate(keys: KeyRepository, environment: KeyEnvironment): RequestHandler {
+export function authenticate(keys: KeyRepository, environment: KeyEnvironment, banned: BannedAddresses): RequestHandler {
   return async (req, res, next) => {
     const locals = localsOf(res);
     const header = req.headers.authorization;
@@ -42,6 +46,10 @@ export function authenticate(keys: KeyRepository, environment: KeyEnvironment): 
       locals.unauthenticatedReason = `the key is for ${parsed.environment}, this is ${environment}`;
       return next();
     }
+    if (!banned.empty && !banned.mayLookUp(addressSubject(req.ip, req.socket.remoteAddress), parsed.hash)) {
+      locals.unauthenticatedReason = 'the client address is banned; the key was not looked up';
+      return next();
+    }
     let key;
     try {
       key = await keys.findKeyByHash(parsed.hash);
@@ -53,7 +61,10 @@ export function authenticate(keys: KeyRepository, environment: KeyEnvironment): 
     }
     if (!key) locals.unauthenticatedReason = 'the key is unknown';
     else if (key.revokedAt) locals.unauthenticatedReason = 'the key was revoked';
-    else locals.key = key;
+    else {
+      locals.key = key;
+      banned.noteValid(parsed.hash);
+    }
     next();
   };
 }

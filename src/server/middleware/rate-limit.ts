@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+import type { BannedAddresses } from '../../limits/banned-addresses.js';
 import type { LimitDecision, RateLimiter } from '../../limits/limiter.js';
 import { addressSubject } from '../../limits/client-address.js';
 import { PLAN_LIMITS, type Limits } from '../../limits/plans.js';
@@ -58,17 +59,22 @@ function enforce(res: Parameters<RequestHandler>[1], decision: LimitDecision, su
  * nothing (an outage must not use up, or get banned, an address that every customer behind a
  * proxy shares) and goes on to its 503.
  */
-export function rateLimit(limiter: RateLimiter, anonymousLimits: Limits): RequestHandler {
+export function rateLimit(limiter: RateLimiter, anonymousLimits: Limits, banned: BannedAddresses): RequestHandler {
   return async (req, res, next) => {
     const { key, storeError } = localsOf(res);
     if (!key && storeError) {
       setHeaders(res, await limiter.peek(addressSubject(req.ip, req.socket.remoteAddress), anonymousLimits));
       return next();
     }
-    const decision = key
-      ? await limiter.check(`key:${key.id}`, limitsOf(key))
-      : await limiter.check(addressSubject(req.ip, req.socket.remoteAddress), anonymousLimits);
-    enforce(res, decision, key ? 'key' : 'address');
+    if (key) {
+      enforce(res, await limiter.check(`key:${key.id}`, limitsOf(key)), 'key');
+      return next();
+    }
+    const subject = addressSubject(req.ip, req.socket.remoteAddress);
+    const decision = await limiter.check(subject, anonymousLimits);
+    // Remembered, so that keys sent from this address stop costing store lookups (authenticate.ts).
+    if (decision.outcome === 'banned') banned.noteBanned(subject, decision.resetAt);
+    enforce(res, decision, 'address');
     next();
   };
 }
