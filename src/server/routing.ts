@@ -42,6 +42,12 @@ export class PathMatcher {
       path.operations.push(op);
       path.byMethod.set(op.method.toUpperCase(), op);
     }
+    // HEAD wherever GET works (RFC 9110, section 9.3.2): the GET operation answers it, headers and
+    // all, and Node sends no body.
+    for (const path of this.paths) {
+      const get = path.byMethod.get('GET');
+      if (get && !path.byMethod.has('HEAD')) path.byMethod.set('HEAD', get);
+    }
   }
 
   /** What the contract has at `path`, or undefined when it has nothing there. */
@@ -58,8 +64,14 @@ export class PathMatcher {
 
   /** The methods the contract allows on `path`, for a 405's Allow header. */
   allowedMethods(path: string): string[] {
-    return (this.match(path)?.operations ?? []).map((op) => op.method.toUpperCase());
+    const match = this.match(path);
+    return match ? allowedMethodsOf(match) : [];
   }
+}
+
+/** The methods of a path for an Allow header, HEAD included where GET is, in alphabetical order. */
+export function allowedMethodsOf(match: Pick<PathMatch, 'byMethod'>): string[] {
+  return [...match.byMethod.keys()].sort();
 }
 
 function escape(text: string): string {
