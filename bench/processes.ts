@@ -2,6 +2,8 @@ import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../src/package-root.js';
 
 /** A server the bench started in its own process. */
 export interface BenchServer {
@@ -124,4 +126,17 @@ export async function startServer(spec: ServerSpec, cwd: string): Promise<BenchS
       await exit;
     },
   };
+}
+
+/**
+ * Node's arguments for the compiled service, taken from the `serve` script of package.json so that
+ * the bench and the adversarial script run exactly what `npm run serve` runs (its V8 flags included).
+ */
+export function serveArguments(): string[] {
+  const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+  const words = (manifest.scripts?.serve ?? '').trim().split(/ +/);
+  if (words[0] !== 'node' || words.length < 2 || words.some((word) => /["'$\\]/.test(word))) {
+    throw new Error(`package.json's serve script must be "node [flags] <entry>" without quoting, not ${JSON.stringify(manifest.scripts?.serve)}`);
+  }
+  return words.slice(1);
 }

@@ -4,7 +4,7 @@
  * medians and writes it as JSON (issues 7 and 14).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -14,7 +14,7 @@ import { encodeCursor } from '../src/server/pagination.js';
 import { firstAnimals, seedStore } from './animals.js';
 import { runLoad, type Generator, type LoadResult, type LoadSpec } from './load.js';
 import { hasWrk } from './wrk.js';
-import { startServer, type BenchServer, type ServerSpec } from './processes.js';
+import { serveArguments, startServer, type BenchServer, type ServerSpec } from './processes.js';
 import { formatTable, median, summarise, type Measurement, type TargetCheck } from './report.js';
 
 const HELP = `Usage: npm run bench [-- options]
@@ -51,18 +51,6 @@ Options:
 `;
 
 const SMALL = 10_000;
-/**
- * Node's arguments for the compiled service, taken from the `serve` script of package.json so that
- * the bench runs exactly what `npm run serve` runs (its V8 flags included).
- */
-function serveArguments(): string[] {
-  const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
-  const words = (manifest.scripts?.serve ?? '').trim().split(/ +/);
-  if (words[0] !== 'node' || words.length < 2 || words.some((word) => /["'$\\]/.test(word))) {
-    throw new Error(`package.json's serve script must be "node [flags] <entry>" without quoting, not ${JSON.stringify(manifest.scripts?.serve)}`);
-  }
-  return words.slice(1);
-}
 const LIST_PATH = '/v1/pets?limit=20';
 const NEW_PET = JSON.stringify({ name: 'Rex', categoryId: 3 });
 /** Seconds of unrecorded load on each server before the first round (JIT, caches). */

@@ -14,7 +14,7 @@ import { failUsage, parseCommandLine, wholeNumberOption } from '../src/cli/parse
 import { PACKAGE_ROOT } from '../src/config.js';
 import { issueKey } from '../src/keys/issue-key.js';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
-import { startServer, type BenchServer } from '../bench/processes.js';
+import { serveArguments, startServer, type BenchServer } from '../bench/processes.js';
 import { hasWrk } from '../bench/wrk.js';
 
 const HELP = `Usage: npm run adversarial [-- options]
@@ -137,7 +137,7 @@ async function main(): Promise<void> {
     server = await startServer(
       {
         name: 'service',
-        args: ['dist/src/main.js'],
+        args: serveArguments(),
         env: { DATABASE_PATH: databasePath, NODE_ENV: 'production', TRUST_PROXY: 'true', LOG_LEVEL: 'warn', REDIS_URL: '', DATABASE_URL: '' },
         probePath: '/healthz',
       },

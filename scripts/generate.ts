@@ -9,6 +9,9 @@ import { renderGenerated, renderHandlerStub } from '../src/codegen/generate.js';
 import { loadSpec, SPEC_PATH } from '../src/spec/load-spec.js';
 import { listOperations } from '../src/spec/operations.js';
 
+/** The client package, which the service depends on at the contract's version. */
+const CLIENT_PACKAGE = '@animal-store/client';
+
 const HELP = `Usage: npm run generate [-- --check] [--spec FILE] [--out DIR] [--client-out DIR] [--handlers DIR]
 
 Writes the TypeScript types (openapi-typescript), the operation table and the handler map
@@ -49,6 +52,16 @@ async function main(): Promise<number> {
   const manifestText = existsSync(clientManifest) ? readFileSync(clientManifest, 'utf8') : null;
   const manifest = manifestText === null ? null : (JSON.parse(manifestText) as { version?: string });
   const versionStale = manifest !== null && manifest.version !== version;
+  // The service pins the client it depends on; npm's lock file records the workspace's version.
+  const rootManifest = join(dirname(outDir), 'package.json');
+  const rootText = existsSync(rootManifest) ? readFileSync(rootManifest, 'utf8') : null;
+  const pinned = rootText === null ? undefined : (JSON.parse(rootText) as { dependencies?: Record<string, string> }).dependencies?.[CLIENT_PACKAGE];
+  const pinStale = pinned !== undefined && pinned !== version;
+  const lockPath = join(dirname(outDir), 'package-lock.json');
+  const locked = existsSync(lockPath)
+    ? (JSON.parse(readFileSync(lockPath, 'utf8')) as { packages?: Record<string, { version?: string }> }).packages?.['packages/client']?.version
+    : undefined;
+  const lockStale = locked !== undefined && locked !== version;
   const missingHandlers = listOperations(loadSpec(specPath)).filter((op) => !existsSync(join(handlersDir, `${op.operationId}.ts`)));
   const shown = (path: string) => relative(process.cwd(), path) || path;
 
@@ -61,16 +74,21 @@ async function main(): Promise<number> {
     const extra = [outDir, clientDir].flatMap((dir) =>
       existsSync(dir) ? readdirSync(dir).map((n) => join(dir, n)).filter((path) => !expected.has(path)) : [],
     );
-    if (stale.length === 0 && extra.length === 0 && missingHandlers.length === 0 && !versionStale) {
+    if (stale.length === 0 && extra.length === 0 && missingHandlers.length === 0 && !versionStale && !pinStale && !lockStale) {
       process.stdout.write(`generated/ and ${shown(clientDir)} are up to date with ${shown(specPath)}.\n`);
       return 0;
     }
     for (const f of stale) process.stderr.write(`stale: ${shown(join(f.dir, f.name))}\n`);
     for (const path of extra) process.stderr.write(`not generated from the contract: ${shown(path)}\n`);
     if (versionStale) process.stderr.write(`stale: ${shown(clientManifest)} has version ${String(manifest?.version)}, the contract ${version}\n`);
+    if (pinStale) process.stderr.write(`stale: ${shown(rootManifest)} depends on ${CLIENT_PACKAGE} ${pinned}, the contract is ${version}\n`);
+    if (lockStale) process.stderr.write(`stale: ${shown(lockPath)} records ${CLIENT_PACKAGE} ${locked}, the contract is ${version} (run npm install after npm run generate)\n`);
     for (const op of missingHandlers) process.stderr.write(`no handler file: ${shown(join(handlersDir, `${op.operationId}.ts`))}\n`);
+    const onlyLock = stale.length === 0 && extra.length === 0 && missingHandlers.length === 0 && !versionStale && !pinStale;
     process.stderr.write(
-      `generated/ is out of date with ${shown(specPath)}. Run \`npm run generate\` and commit the result.\n`,
+      onlyLock
+        ? `${shown(lockPath)} is out of date with ${shown(specPath)}. Run \`npm install\` and commit it.\n`
+        : `generated/ is out of date with ${shown(specPath)}. Run \`npm run generate\` and commit the result.\n`,
     );
     return 1;
   }
@@ -87,6 +105,13 @@ async function main(): Promise<number> {
   if (versionStale && manifestText !== null) {
     writeFileSync(clientManifest, manifestText.replace(/"version": "[^"\n]*"/, `"version": ${JSON.stringify(version)}`));
     process.stdout.write(`updated ${shown(clientManifest)} (version ${version})\n`);
+  }
+  if (pinStale && rootText !== null) {
+    writeFileSync(rootManifest, rootText.replace(`"${CLIENT_PACKAGE}": ${JSON.stringify(pinned)}`, `"${CLIENT_PACKAGE}": ${JSON.stringify(version)}`));
+    process.stdout.write(`updated ${shown(rootManifest)} (${CLIENT_PACKAGE} ${version})\n`);
+  }
+  if (versionStale || pinStale || lockStale) {
+    process.stdout.write(`The client's version changed: run npm install to record it in ${shown(lockPath)}, and commit both.\n`);
   }
   for (const f of files) {
     const path = join(f.dir, f.name);

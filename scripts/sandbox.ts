@@ -50,7 +50,7 @@ async function main(): Promise<void> {
   const anonymousLimits = { perMinute: 30, perDay: 1000 };
   // Pages served from any local port (a Vite or webpack dev server) may call it from a browser.
   const app = createApp({ store, limiter, clock: systemClock, logger: pino({ level: 'warn' }), environment: 'production', anonymousLimits, corsOrigins: LOCAL_ORIGINS });
-  const server = createHttpServer(app, { rateLimitHeadersFor: anonymousRateLimitHeaders(limiter, anonymousLimits) });
+  const server = createHttpServer(app, { rateLimitHeadersFor: anonymousRateLimitHeaders(limiter, anonymousLimits), corsOrigins: LOCAL_ORIGINS });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(error.code === 'EADDRINUSE' ? new Error(`Port ${port} is in use; pick another with --port.`) : error),

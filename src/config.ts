@@ -206,7 +206,7 @@ export const SETTINGS = [
   {
     key: 'corsOrigins',
     variable: 'CORS_ORIGINS',
-    doc: `Origins whose pages may call the service from a browser (CORS), comma-separated, exactly as browsers send them (https://app.example.com); host:* allows every port of a host; none allows no origin. Unset: none in production, ${LOCAL_ORIGINS.join(' and ')} otherwise.`,
+    doc: `Origins whose pages may call the service from a browser (CORS), comma-separated, exactly as browsers send them (https://app.example.com); host:* allows every port of a host, the default one included (no other wildcard); none allows no origin. Unset: none in production, ${LOCAL_ORIGINS.join(' and ')} otherwise.`,
     default: null,
     parse: (raw: string) => {
       if (raw === 'none') return [];

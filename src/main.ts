@@ -83,6 +83,7 @@ async function main(): Promise<void> {
   const server = createHttpServer(app, {
     timeouts: { headersTimeoutMs: config.headersTimeoutMs, requestTimeoutMs: config.requestTimeoutMs, keepAliveTimeoutMs: config.keepAliveTimeoutMs },
     rateLimitHeadersFor: anonymousRateLimitHeaders(limiter, anonymousLimits),
+    corsOrigins: corsOriginsOf(config),
     logger,
   });
   await new Promise<void>((resolve, reject) => {

@@ -54,7 +54,9 @@ function negotiate(acceptEncoding: string | undefined): Encoding {
 function send(req: Request, res: Response, doc: Document): void {
   const encoding = negotiate(req.get('Accept-Encoding'));
   const etag = doc.etag(encoding);
-  res.set({ ETag: etag, 'Cache-Control': 'public, max-age=300, must-revalidate', 'Content-Type': doc.type, Vary: 'Accept-Encoding' });
+  res.set({ ETag: etag, 'Cache-Control': 'public, max-age=300, must-revalidate', 'Content-Type': doc.type });
+  // Added to what is there (CORS varies by Origin), never in its place.
+  res.vary('Accept-Encoding');
   if (encoding !== 'identity') res.set('Content-Encoding', encoding);
   const known = req.get('If-None-Match');
   // Split and trimmed without a regular expression: /\s*,\s*/ is quadratic on a header of tabs.

@@ -3,6 +3,7 @@ import { createServer, IncomingMessage, ServerResponse, type Server } from 'node
 import type { Socket } from 'node:net';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
+import { corsResponseHeaders } from './middleware/cors.js';
 
 /** Timeouts that keep slow or idle clients from holding connections, in milliseconds. */
 export interface HttpTimeouts {
@@ -26,11 +27,24 @@ export interface HttpServerOptions {
    * requests Node refuses before the app sees them (see anonymousRateLimitHeaders).
    */
   rateLimitHeadersFor: (address: string) => Promise<Record<string, string>>;
+  /** Origins allowed to call from a browser (see middleware/cors.ts), so those answers carry CORS headers too. @default none */
+  corsOrigins?: readonly string[];
   /** Logs one line per refused request. */
   logger?: Logger;
 }
 
 const REASON: Record<number, string> = { 400: 'Bad Request', 431: 'Request Header Fields Too Large' };
+
+/**
+ * The Origin header of a request Node could not parse, from the bytes it received (the
+ * `rawPacket` of its clientError), or undefined. Only the first 16 KiB are searched.
+ */
+export function originOf(rawPacket: Buffer | undefined): string | undefined {
+  if (!rawPacket) return undefined;
+  const head = rawPacket.subarray(0, 16 * 1024).toString('latin1');
+  const match = /\r\norigin:([^\r\n]*)/i.exec(head);
+  return match ? match[1]!.trim() : undefined;
+}
 
 /**
  * The HTTP server around the app. Requests Node refuses before Express sees them get the
@@ -56,7 +70,8 @@ export function createHttpServer(app: Express, options: HttpServerOptions): Serv
   server.requestTimeout = timeouts.requestTimeoutMs;
   server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;
 
-  const refuse = async (socket: Socket, status: 400 | 431, body: object, reason: string) => {
+  const corsOrigins = options.corsOrigins ?? [];
+  const refuse = async (socket: Socket, status: 400 | 431, body: object, reason: string, rawPacket: Buffer | undefined) => {
     const requestId = randomUUID();
     let headers: Record<string, string> = {};
     try {
@@ -83,6 +98,8 @@ export function createHttpServer(app: Express, options: HttpServerOptions): Serv
       `Content-Length: ${Buffer.byteLength(text)}`,
       `X-Request-Id: ${requestId}`,
       ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+      // A page on an allowed origin must be able to read this answer too.
+      ...Object.entries(corsOrigins.length > 0 ? corsResponseHeaders(corsOrigins, originOf(rawPacket)) : {}).map(([name, value]) => `${name}: ${value}`),
       'Connection: close',
     ];
     socket.end(`${lines.join('\r\n')}\r\n\r\n${text}`);
@@ -97,6 +114,7 @@ export function createHttpServer(app: Express, options: HttpServerOptions): Serv
         431,
         { code: 'request_header_fields_too_large', message: 'The request headers are larger than the service accepts.', status: 431 },
         error.code,
+        (error as { rawPacket?: Buffer }).rawPacket,
       );
       return;
     }
@@ -105,6 +123,7 @@ export function createHttpServer(app: Express, options: HttpServerOptions): Serv
       400,
       { code: 'invalid_request', message: 'The request is not valid HTTP.', status: 400, details: [{ field: 'request', message: 'is not valid HTTP/1.1' }] },
       error.code ?? error.message,
+      (error as { rawPacket?: Buffer }).rawPacket,
     );
   });
   return server;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAnimalStoreClient, type ClientClock, type DeprecationNotice } from '@animal-store/client';
+import { createAnimalStoreClient, newIdempotencyKey, type ClientClock, type DeprecationNotice } from '@animal-store/client';
 import type { MockServer } from '../../src/mock/mock-server.js';
 import { startMockForTests } from '../support/mock-target.js';
 import { startTamperingProxy } from '../support/tampering-proxy.js';
@@ -221,5 +221,21 @@ describe('the client against the Prism mock', () => {
     expect(error).toMatchObject({ code: 'rate_limited', status: 429 });
     expect(seen.statuses).toEqual([429, 429, 429]);
     expect(waits).toEqual([30_000, 30_000]);
+  });
+});
+
+describe('newIdempotencyKey', () => {
+  it('makes version 4 UUIDs with getRandomValues alone, as in a page outside a secure context', () => {
+    const original = globalThis.crypto.randomUUID;
+    const keys = new Set<string>();
+    try {
+      // What a page served over plain http (not localhost) has: no randomUUID.
+      Object.defineProperty(globalThis.crypto, 'randomUUID', { value: undefined, configurable: true });
+      for (let i = 0; i < 1000; i++) keys.add(newIdempotencyKey());
+    } finally {
+      Object.defineProperty(globalThis.crypto, 'randomUUID', { value: original, configurable: true, writable: true });
+    }
+    expect(keys.size).toBe(1000);
+    for (const key of keys) expect(key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 });

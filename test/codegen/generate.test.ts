@@ -38,6 +38,17 @@ describe('npm run generate', () => {
     expect(result.stderr).toContain('Run `npm run generate` and commit the result.');
   });
 
+  it('fails --check when info.version changed, naming the client package, the service\'s pin on it and the lock file', async () => {
+    const spec = join(workDir, 'bumped.yaml');
+    writeFileSync(spec, readFileSync(join(ROOT, 'openapi.yaml'), 'utf8').replace(/^  version: 1\.0\.0$/m, '  version: 1.1.0'));
+    const result = await generate('--check', '--spec', spec, '--out', join(ROOT, 'generated'));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/stale: .*packages\/client\/src\/generated\/contract\.ts/);
+    expect(result.stderr).toMatch(/stale: .*packages\/client\/package\.json has version 1\.0\.0, the contract 1\.1\.0/);
+    expect(result.stderr).toMatch(/stale: .*package\.json depends on @animal-store\/client 1\.0\.0, the contract is 1\.1\.0/);
+    expect(result.stderr).toMatch(/stale: .*package-lock\.json records @animal-store\/client 1\.0\.0/);
+  });
+
   it('writes the types and the operation table, each with the do-not-edit header', async () => {
     const out = join(workDir, 'out');
     const result = await generate('--spec', editedSpec(), '--out', out);

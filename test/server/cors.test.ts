@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, ConfigError, corsOriginsOf } from '../../src/config.js';
 import { CORS_EXPOSED_HEADERS, LOCAL_ORIGINS, originAllowed, parseAllowedOrigin } from '../../src/server/middleware/cors.js';
@@ -79,7 +80,7 @@ describe('CORS', () => {
   });
 
   it('gives other origins no CORS header, and leaves non-preflight OPTIONS to the contract (405)', async () => {
-    for (const origin of ['https://evil.example', 'http://localhost:80.evil.example', 'http://localhost', 'https://app.example.com.evil.example']) {
+    for (const origin of ['https://evil.example', 'http://localhost:80.evil.example', 'https://localhost', 'null', 'https://app.example.com.evil.example']) {
       const response = await preflight(server, origin);
       expect(response.headers.get('Access-Control-Allow-Origin'), origin).toBeNull();
       expect(response.status, origin).not.toBe(204);
@@ -87,6 +88,29 @@ describe('CORS', () => {
     const key = await server.newKey('free');
     const options = await fetch(`${server.baseUrl}/pets`, { method: 'OPTIONS', headers: { Origin: APP, Authorization: `Bearer ${key}` } });
     expect(options.status).toBe(405);
+  });
+
+  it('keeps Vary: Origin on the compressed documents, next to Accept-Encoding', async () => {
+    for (const path of ['/openapi.json', '/openapi.yaml', '/healthz']) {
+      const response = await fetch(`${server.origin}${path}`, { headers: { Origin: APP, 'Accept-Encoding': 'gzip' } });
+      expect(response.headers.get('Access-Control-Allow-Origin'), path).toBe(APP);
+      expect(response.headers.get('Vary'), path).toMatch(/Origin/);
+      if (path !== '/healthz') expect(response.headers.get('Vary'), path).toMatch(/Accept-Encoding/);
+    }
+  });
+
+  it('puts the CORS headers on the 431 Node answers before the app sees the request', async () => {
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(server.origin).port), '127.0.0.1');
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+      socket.write(`GET /v1/pets HTTP/1.1\r\nHost: x\r\nOrigin: ${APP}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 431 /);
+    expect(answer).toContain(`Access-Control-Allow-Origin: ${APP}\r\n`);
+    expect(answer).toMatch(/Access-Control-Expose-Headers: [^\r]*X-RateLimit-Remaining/);
   });
 
   it('allows no origin when none is configured', async () => {
@@ -108,7 +132,7 @@ describe('CORS_ORIGINS', () => {
   });
 
   it('refuses what is not an origin, naming it', () => {
-    for (const bad of ['app.example.com', 'https://app.example.com/', 'https://app.example.com/path', 'ftp://x.example', 'https://a.example,,https://b.example', '*']) {
+    for (const bad of ['app.example.com', 'https://app.example.com/', 'https://app.example.com/path', 'ftp://x.example', 'https://a.example,,https://b.example', '*', 'https://*.a.example']) {
       expect(() => loadConfig({ CORS_ORIGINS: bad }), bad).toThrow(ConfigError);
     }
     expect(() => loadConfig({ CORS_ORIGINS: 'https://app.example.com/' })).toThrow(/CORS_ORIGINS=.*must be an origin alone/);
@@ -117,7 +141,10 @@ describe('CORS_ORIGINS', () => {
   it('matches a port wildcard with a port only', () => {
     const allowed = [parseAllowedOrigin('http://localhost:*')];
     expect(originAllowed('http://localhost:5173', allowed)).toBe(true);
-    expect(originAllowed('http://localhost', allowed)).toBe(false);
+    // The default port, which browsers leave out of Origin.
+    expect(originAllowed('http://localhost', allowed)).toBe(true);
+    expect(originAllowed('http://localhost:99999', allowed)).toBe(false);
+    expect(originAllowed('http://localhost:05173', allowed)).toBe(false);
     expect(originAllowed('http://localhost:5173.evil.example', allowed)).toBe(false);
     expect(originAllowed('https://localhost:5173', allowed)).toBe(false);
   });

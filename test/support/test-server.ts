@@ -77,7 +77,11 @@ export async function startTestServer(options: TestServerOptions = {}) {
     publicLimits: options.publicLimits,
     corsOrigins: options.corsOrigins,
   });
-  const server = createHttpServer(app, { timeouts: options.timeouts, rateLimitHeadersFor: anonymousRateLimitHeaders(limiter, anonymousLimits) });
+  const server = createHttpServer(app, {
+    timeouts: options.timeouts,
+    rateLimitHeadersFor: anonymousRateLimitHeaders(limiter, anonymousLimits),
+    corsOrigins: options.corsOrigins,
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}/v1`;

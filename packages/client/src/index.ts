@@ -102,6 +102,21 @@ function defaultDeprecationWarning(notice: DeprecationNotice): void {
   }
 }
 
+/**
+ * A random UUID (version 4) for an Idempotency-Key. `crypto.randomUUID` exists only in secure
+ * contexts (https, localhost); a page served over plain http elsewhere (a dev server opened from
+ * a phone on the LAN) has `crypto.getRandomValues` alone, which this falls back to.
+ */
+export function newIdempotencyKey(): string {
+  const { crypto } = globalThis;
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 function readRateLimit(response: Response): RateLimitState | null {
   const limit = response.headers.get('X-RateLimit-Limit');
   const remaining = response.headers.get('X-RateLimit-Remaining');
@@ -143,7 +158,7 @@ export function createAnimalStoreClient(options: AnimalStoreClientOptions): Anim
     onRequest({ request, schemaPath }) {
       // A write that may be retried needs a key of its own, the same on every retry.
       if (request.method === 'POST' && schemaPath === '/pets' && !request.headers.has('Idempotency-Key')) {
-        request.headers.set('Idempotency-Key', globalThis.crypto.randomUUID());
+        request.headers.set('Idempotency-Key', newIdempotencyKey());
         return request;
       }
       return undefined;

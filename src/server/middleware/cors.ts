@@ -35,6 +35,7 @@ export const CORS_MAX_AGE_SECONDS = 600;
 export function parseAllowedOrigin(raw: string): string {
   const anyPort = raw.endsWith(':*');
   const candidate = anyPort ? `${raw.slice(0, -2)}:1` : raw;
+  if (candidate.includes('*')) throw new Error(`"${raw}": only the port may be a wildcard (host:*); list each host`);
   let url: URL;
   try {
     url = new URL(candidate);
@@ -55,11 +56,23 @@ export function originAllowed(origin: string, allowed: readonly string[]): boole
     if (entry === origin) return true;
     if (entry.endsWith(':*')) {
       const prefix = entry.slice(0, -1);
-      // Only digits may follow: "http://localhost:*" must not let in "http://localhost:80.evil.test".
-      if (origin.startsWith(prefix) && /^\d{1,5}$/.test(origin.slice(prefix.length))) return true;
+      // A port alone may follow ("http://localhost:*" must not let in "http://localhost:80.evil.test"),
+      // or nothing: the scheme's default port, which browsers leave out.
+      if (origin === prefix.slice(0, -1)) return true;
+      const port = origin.startsWith(prefix) ? origin.slice(prefix.length) : '';
+      if (/^[1-9]\d{0,4}$/.test(port) && Number(port) <= 65_535) return true;
     }
   }
   return false;
+}
+
+/**
+ * The CORS headers of an answer to a request from `origin` that never reached the app (Node
+ * refused its headers): none unless the origin is allowed.
+ */
+export function corsResponseHeaders(allowed: readonly string[], origin: string | undefined): Record<string, string> {
+  if (origin === undefined || !originAllowed(origin, allowed)) return { Vary: 'Origin' };
+  return { 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': CORS_EXPOSED_HEADERS.join(','), Vary: 'Origin' };
 }
 
 /**
