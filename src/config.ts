@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { isAbsolute, join, resolve } from 'node:path';
 import { PACKAGE_ROOT } from './package-root.js';
 import { MEMORY_COUNTER_MAX_ENTRIES } from './limits/limiter.js';
@@ -95,6 +96,17 @@ function urlOf(schemes: string[], example: string) {
   };
 }
 
+/** One entry of TRUST_PROXY as Express's proxy-addr takes it: an address, a subnet (CIDR or address/netmask) or a named range. */
+function isProxyEntry(entry: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
+  const [address = '', range, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  if (range === undefined) return true;
+  if (/^\d{1,3}$/.test(range)) return Number(range) <= (version === 4 ? 32 : 128);
+  return version === 4 && isIP(range) === 4;
+}
+
 function oneOf<T extends string>(...values: T[]) {
   return (raw: string): T => {
     if (!(values as string[]).includes(raw)) throw new Error(`must be one of ${values.join(', ')}`);
@@ -174,8 +186,12 @@ export const SETTINGS = [
       if (raw === 'false') return false;
       if (raw === 'true') return true;
       if (/^\d+$/.test(raw)) return Number(raw);
-      if (/^[\w.:/,\s-]+$/.test(raw)) return raw;
-      throw new Error('must be false, true, a hop count, or comma-separated addresses/subnets');
+      const entries = raw.split(',').map((entry) => entry.trim());
+      const bad = entries.filter((entry) => !isProxyEntry(entry));
+      if (bad.length === 0) return raw;
+      throw new Error(
+        `must be false, true, a hop count, or comma-separated addresses, subnets (10.0.0.0/8) or loopback, linklocal, uniquelocal; not ${bad.map((b) => JSON.stringify(b)).join(', ')}`,
+      );
     },
   },
   { key: 'anonymousPerMinute', variable: 'ANONYMOUS_PER_MINUTE', doc: 'Requests per minute per client address without a valid key.', default: 30, parse: integer(1, 1_000_000) },

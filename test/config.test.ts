@@ -1,3 +1,4 @@
+import express from 'express';
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { ConfigError, loadConfig, PACKAGE_ROOT } from '../src/config.js';
@@ -32,5 +33,17 @@ describe('configuration', () => {
     expect(message).toContain('PORT="80a": must be a whole number from 0 to 65535');
     expect(message).toContain('ANIMAL_STORE_ENV="prod": must be one of production, staging');
     expect(message).toContain('LOG_LEVEL="loud": must be one of');
+  });
+
+  it('refuses a TRUST_PROXY that Express could not compile, naming the entry', () => {
+    for (const good of ['10.0.0.1', '10.0.0.0/8', '10.0.0.0/255.0.0.0', '::1', 'fd00::/8', 'loopback, linklocal, uniquelocal']) {
+      expect(loadConfig({ TRUST_PROXY: good }).trustProxy, good).toBe(good);
+    }
+    for (const bad of ['maybe', '10.0.0.0/33', '10.0.0.300', 'loopback, proxy.internal', '::1/129', '10.0.0.0/8/8']) {
+      expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(ConfigError);
+    }
+    expect(() => loadConfig({ TRUST_PROXY: 'maybe' })).toThrow('TRUST_PROXY="maybe": must be false, true, a hop count');
+    // Every value it accepts, Express takes.
+    for (const good of ['10.0.0.0/8', 'loopback, fd00::/8']) expect(() => express().set('trust proxy', loadConfig({ TRUST_PROXY: good }).trustProxy)).not.toThrow();
   });
 });
