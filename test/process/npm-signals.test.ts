@@ -1,0 +1,54 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, run } from '../support/run.js';
+
+// Supervisors and Docker signal the process they started: for `npm start` and `npm run serve`
+// that is npm, whose shell must not leave the service running behind it (issue 15, point 3).
+
+const dir = mkdtempSync(join(tmpdir(), 'animal-store-npm-signals-'));
+beforeAll(async () => {
+  const build = await run('npm', ['run', '-s', 'build']);
+  expect(build.code, build.stderr).toBe(0);
+}, 120_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe.each([
+  ['npm run serve', 'serve', 'SIGTERM'],
+  ['npm run serve', 'serve', 'SIGINT'],
+  ['npm start', 'start', 'SIGTERM'],
+] as const)('%s', (_label, script, signal) => {
+  it(`stops the service, not only npm, on ${signal}, and exits 0`, async () => {
+    const child = spawn('npm', ['run', '-s', script], {
+      cwd: ROOT,
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: join(dir, `${script}-${signal}.db`), NODE_ENV: 'production', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, sig) => resolve(code ?? sig)));
+    try {
+      const origin = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`did not start:\n${output}`)), 30_000);
+        child.stdout.on('data', () => {
+          const match = /"port":(\d+)/.exec(output);
+          if (match) {
+            clearTimeout(timer);
+            resolve(`http://127.0.0.1:${match[1]}`);
+          }
+        });
+      });
+      expect((await fetch(`${origin}/healthz`)).status).toBe(200);
+      child.kill(signal);
+      expect(await exited).toBe(0);
+      expect(output).toContain('"msg":"stopped"');
+      // Nothing is left answering on the port.
+      await expect(fetch(`${origin}/healthz`)).rejects.toThrow();
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 60_000);
+});
