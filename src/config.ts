@@ -52,6 +52,8 @@ export interface Config {
   healthPerMinute: number;
   /** Origins that browsers may call the service from (CORS); null: the default of NODE_ENV. */
   corsOrigins: string[] | null;
+  /** How long start waits for PostgreSQL and Redis to answer, in milliseconds. */
+  startupTimeoutMs: number;
   /** How long shutdown waits for in-flight requests, in milliseconds. */
   shutdownTimeoutMs: number;
   /** How long a client may take to send its headers, and its whole request, in milliseconds. */
@@ -230,6 +232,13 @@ export const SETTINGS = [
       if (origins.some((entry) => entry === '')) throw new Error('must be origins separated by commas, without empty entries');
       return origins.map(parseAllowedOrigin);
     },
+  },
+  {
+    key: 'startupTimeoutMs',
+    variable: 'STARTUP_TIMEOUT_MS',
+    doc: 'At start, wait this long for PostgreSQL (DATABASE_URL) and Redis (REDIS_URL) to answer, trying again with backoff; then exit 1 with the reason. 0 tries once.',
+    default: 30_000,
+    parse: integer(0, 3_600_000),
   },
   { key: 'shutdownTimeoutMs', variable: 'SHUTDOWN_TIMEOUT_MS', doc: 'How long shutdown waits for in-flight requests.', default: 10_000, parse: integer(0, 600_000) },
   { key: 'headersTimeoutMs', variable: 'HEADERS_TIMEOUT_MS', doc: 'A client that has not sent all its headers after this long has its connection closed.', default: HTTP_TIMEOUTS.headersTimeoutMs, parse: integer(100, 600_000) },

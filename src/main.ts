@@ -9,6 +9,7 @@ import { createApp } from './server/app.js';
 import { createHttpServer } from './server/http-server.js';
 import { anonymousRateLimitHeaders, PUBLIC_LIMITS } from './server/middleware/rate-limit.js';
 import { IDEMPOTENCY_TIMING } from './server/middleware/idempotency.js';
+import { retryAtStart, StartupError } from './retry-at-start.js';
 import { describeStore, openStore } from './store/open-store.js';
 
 const HELP = `Usage: npm start        (from the TypeScript sources, for development)
@@ -28,7 +29,14 @@ async function main(): Promise<void> {
   }
   const config = loadConfig();
   const logger = pino({ level: config.logLevel });
-  const store = await openStore(config, (error) => logger.warn({ err: error }, 'an idle PostgreSQL connection failed'));
+  const where = describeStore(config);
+  // PostgreSQL may still be starting (containers start together): waited for, up to STARTUP_TIMEOUT_MS.
+  const store = await retryAtStart(
+    where,
+    () => openStore(config, (error) => logger.warn({ err: error }, 'an idle PostgreSQL connection failed')),
+    config.databaseUrl ? config.startupTimeoutMs : 0,
+    (reason, waitMs) => logger.warn({ reason, retryInMs: waitMs }, `${where} does not answer yet; trying again`),
+  );
   let counters: LimitCounters = memoryCounters(config.limiterMaxEntries);
   let redis: import('ioredis').Redis | null = null;
   if (config.redisUrl) {
@@ -42,6 +50,19 @@ async function main(): Promise<void> {
           ? logger.info('Redis is back: limits and bans are shared again')
           : logger.warn({ err: error }, 'Redis is unavailable: this instance counts limits in its own memory until it is back'),
     });
+    const client = redis;
+    try {
+      await retryAtStart(
+        `Redis at ${new URL(config.redisUrl).host}`,
+        () => (client.status === 'ready' ? client.ping() : Promise.reject(new Error(`Redis connection is ${client.status}`))),
+        config.startupTimeoutMs,
+        (reason, waitMs) => logger.warn({ reason, retryInMs: waitMs }, 'Redis does not answer yet; trying again'),
+      );
+    } catch (error) {
+      client.disconnect();
+      await store.close();
+      throw error;
+    }
     let lastFallbackLog = 0;
     counters = redisCounters(redis, config.redisKeyPrefix, () => {
       // A slow Redis fails commands without an error event; say so, at most every 10 s.
@@ -93,10 +114,10 @@ async function main(): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const base = `http://localhost:${port}/v1`;
-  const where = describeStore(config);
   const limits = config.redisUrl ? `limits in Redis (${config.redisKeyPrefix})` : 'limits in memory';
   logger.info({ port, store: where, limits, environment: config.environment }, 'listening');
-  process.stdout.write(`Animal Store API (${config.environment}) at ${base}, ${where}, ${limits}\n`);
+  // Production writes JSON lines only (the line above says it all); people get a banner.
+  if (config.nodeEnv !== 'production') process.stdout.write(`Animal Store API (${config.environment}) at ${base}, ${where}, ${limits}\n`);
 
   // Idempotency-Key records are kept 24 hours, then forgotten.
   const purge = setInterval(() => {
@@ -147,6 +168,8 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   if (error instanceof ConfigError) {
     process.stderr.write(`${error.message}\n\nRun npm start -- --help for the settings.\n`);
+  } else if (error instanceof StartupError) {
+    process.stderr.write(`The service failed to start: ${error.message}\n`);
   } else if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
     process.stderr.write(`Cannot listen: ${(error as Error).message}. Set PORT to a free port.\n`);
   } else {

@@ -27,7 +27,7 @@ export async function startServerProcess(databasePath: string, env: Record<strin
   const [command, ...args] = options.core === undefined ? node : ['taskset', '-c', String(options.core), ...node];
   const child = spawn(command!, args, {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: databasePath, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: databasePath, NODE_ENV: 'production', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -37,17 +37,30 @@ export async function startServerProcess(databasePath: string, env: Record<strin
   const baseUrl = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
     const onData = () => {
-      const match = /at (http:\/\/localhost:\d+\/v1)/.exec(output);
+      // The JSON "listening" line (production writes no banner), then the service must say it is ready.
+      const match = /"port":(\d+)[^\n]*"msg":"listening"/.exec(output);
       if (match) {
         clearTimeout(timer);
         child.stdout!.off('data', onData);
-        resolve(match[1]!);
+        const base = `http://localhost:${match[1]}/v1`;
+        void waitUntilReady(base).then(() => resolve(base), reject);
       }
     };
     child.stdout!.on('data', onData);
     void exited.then((code) => reject(new Error(`server exited (${String(code)}) before listening:\n${output}`)));
   });
   return { child, baseUrl, output: () => output, exited };
+}
+
+/** Resolves once `/readyz` of the service at `base` answers 200 (within 10 s). */
+async function waitUntilReady(base: string): Promise<void> {
+  const ready = new URL('/readyz', base).href;
+  for (let i = 0; i < 200; i++) {
+    const status = await fetch(ready).then((r) => r.status, () => 0);
+    if (status === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${ready} did not answer 200 within 10 s`);
 }
 
 /** Issues a high-limit key straight into the database file, before the server starts. */

@@ -1,0 +1,103 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../support/run.js';
+import { postgresEnabled, TEST_DATABASE_URL } from '../support/services.js';
+import { startTcpProxy } from '../support/tcp-proxy.js';
+
+// Start-up as an operator meets it (issue 15, point 5): production writes JSON lines only; a
+// PostgreSQL or Redis that is not up yet is waited for, then given up with one line and exit 1.
+
+const dir = mkdtempSync(join(tmpdir(), 'animal-store-startup-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Runs the service (from the sources) with `env`; resolves when it exits, or once it is ready when `untilReady`. */
+function service(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'main.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'info', DATABASE_PATH: join(dir, 'store.db'), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+  const port = async () => {
+    for (let i = 0; i < 300; i++) {
+      const match = /"port":(\d+)[^\n]*"msg":"listening"/.exec(stdout);
+      if (match) return Number(match[1]);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`did not listen:\n${stdout}${stderr}`);
+  };
+  return { child, exited, port, stdout: () => stdout, stderr: () => stderr };
+}
+
+const jsonLines = (text: string) => text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as { msg: string; level: number });
+
+describe('start-up', () => {
+  it('writes only JSON lines in production', async () => {
+    const run = service({});
+    try {
+      const port = await run.port();
+      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+      run.child.kill('SIGTERM');
+      expect(await run.exited).toBe(0);
+      const lines = jsonLines(run.stdout());
+      expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['listening', 'stopped']));
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+  }, 60_000);
+
+  it('gives up on a PostgreSQL that never answers with one line and exit 1, after trying again', async () => {
+    const port = await closedPort();
+    const run = service({ DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/test`, STARTUP_TIMEOUT_MS: '1500' });
+    expect(await run.exited).toBe(1);
+    expect(run.stderr()).toMatch(new RegExp(`^The service failed to start: PostgreSQL at 127\\.0\\.0\\.1:${port}/test did not answer within 2 s \\(STARTUP_TIMEOUT_MS\\): .+\\n$`));
+    const retries = jsonLines(run.stdout()).filter((l) => /does not answer yet/.test(l.msg));
+    expect(retries.length).toBeGreaterThanOrEqual(2);
+  }, 60_000);
+
+  it('gives up on a Redis that never answers with one line and exit 1', async () => {
+    const port = await closedPort();
+    const run = service({ REDIS_URL: `redis://127.0.0.1:${port}`, STARTUP_TIMEOUT_MS: '1000' });
+    expect(await run.exited).toBe(1);
+    expect(run.stderr()).toMatch(new RegExp(`^The service failed to start: Redis at 127\\.0\\.0\\.1:${port} did not answer within 1 s \\(STARTUP_TIMEOUT_MS\\): .+\\n$`));
+  }, 60_000);
+
+  it.runIf(postgresEnabled())('waits for a PostgreSQL that comes up during the wait, then serves', async () => {
+    const target = new URL(TEST_DATABASE_URL);
+    const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
+    proxy.setMode('refuse');
+    const url = new URL(TEST_DATABASE_URL);
+    url.port = String(proxy.port);
+    const run = service({ DATABASE_URL: url.href, STARTUP_TIMEOUT_MS: '20000' });
+    try {
+      // Up once the service has been refused and said it tries again.
+      for (let i = 0; i < 200 && !/does not answer yet/.test(run.stdout()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      proxy.setMode('forward');
+      const port = await run.port();
+      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+      expect(jsonLines(run.stdout()).some((l) => /does not answer yet/.test(l.msg))).toBe(true);
+      run.child.kill('SIGTERM');
+      expect(await run.exited).toBe(0);
+    } finally {
+      run.child.kill('SIGKILL');
+      await proxy.close();
+    }
+  }, 60_000);
+});
