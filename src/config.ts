@@ -52,6 +52,10 @@ export interface Config {
   healthPerMinute: number;
   /** Origins that browsers may call the service from (CORS); null: the default of NODE_ENV. */
   corsOrigins: string[] | null;
+  /** Port of the Prometheus metrics (GET /metrics), apart from the API's; null: no metrics. */
+  metricsPort: number | null;
+  /** Address the metrics listen on. */
+  metricsHost: string;
   /** How long start waits for PostgreSQL and Redis to answer, in milliseconds. */
   startupTimeoutMs: number;
   /** How long shutdown waits for in-flight requests, in milliseconds. */
@@ -234,6 +238,14 @@ export const SETTINGS = [
     },
   },
   {
+    key: 'metricsPort',
+    variable: 'METRICS_PORT',
+    doc: 'Serve Prometheus metrics (GET /metrics: requests by operation, method and status with latencies, rate-limit decisions by plan, store errors, Redis fallbacks, idempotent replays, event-loop lag, process) on this port, never on the API\'s. Unset: no metrics.',
+    default: null,
+    parse: integer(1, 65535),
+  },
+  { key: 'metricsHost', variable: 'METRICS_HOST', doc: 'Address the metrics listen on (loopback unless the scraper is elsewhere).', default: '127.0.0.1', parse: (raw: string) => raw },
+  {
     key: 'startupTimeoutMs',
     variable: 'STARTUP_TIMEOUT_MS',
     doc: 'At start, wait this long for PostgreSQL (DATABASE_URL) and Redis (REDIS_URL) to answer, trying again with backoff; then exit 1 with the reason. 0 tries once.',
@@ -264,6 +276,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     } catch (error) {
       problems.push(`${setting.variable}=${JSON.stringify(raw)}: ${(error as Error).message}`);
     }
+  }
+  if (problems.length === 0 && config.metricsPort !== null && config.metricsPort === config.port) {
+    problems.push('METRICS_PORT must not be the API\'s PORT: metrics are not for the API\'s clients');
   }
   if (problems.length === 0 && (config.headersTimeoutMs as number) > (config.requestTimeoutMs as number)) {
     problems.push('HEADERS_TIMEOUT_MS must not be larger than REQUEST_TIMEOUT_MS: the headers are part of the request');

@@ -9,6 +9,7 @@ import { createApp } from './server/app.js';
 import { createHttpServer } from './server/http-server.js';
 import { anonymousRateLimitHeaders, PUBLIC_LIMITS } from './server/middleware/rate-limit.js';
 import { IDEMPOTENCY_TIMING } from './server/middleware/idempotency.js';
+import { NO_METRICS } from './metrics/service-metrics.js';
 import { retryAtStart, StartupError } from './retry-at-start.js';
 import { describeStore, openStore } from './store/open-store.js';
 
@@ -30,6 +31,9 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = pino({ level: config.logLevel });
   const where = describeStore(config);
+  // Metrics only when asked for (METRICS_PORT): prom-client is loaded then, not otherwise.
+  const prometheus = config.metricsPort === null ? null : (await import('./metrics/prometheus.js')).prometheusMetrics();
+  const metrics = prometheus?.metrics ?? NO_METRICS;
   // PostgreSQL may still be starting (containers start together): waited for, up to STARTUP_TIMEOUT_MS.
   const store = await retryAtStart(
     where,
@@ -65,6 +69,7 @@ async function main(): Promise<void> {
     }
     let lastFallbackLog = 0;
     counters = redisCounters(redis, config.redisKeyPrefix, () => {
+      metrics.redisFallback();
       // A slow Redis fails commands without an error event; say so, at most every 10 s.
       if (Date.now() - lastFallbackLog > 10_000) {
         lastFallbackLog = Date.now();
@@ -98,6 +103,7 @@ async function main(): Promise<void> {
     },
     trustProxy: config.trustProxy,
     corsOrigins: corsOriginsOf(config),
+    metrics,
     checkSpecAtStart: config.nodeEnv !== 'production',
   });
 
@@ -113,6 +119,17 @@ async function main(): Promise<void> {
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
+  let metricsServer: import('node:http').Server | null = null;
+  if (prometheus) {
+    const { createMetricsServer } = await import('./metrics/metrics-server.js');
+    const listening = createMetricsServer(prometheus.registry);
+    metricsServer = listening;
+    await new Promise<void>((resolve, reject) => {
+      listening.once('error', reject);
+      listening.listen(config.metricsPort!, config.metricsHost, () => resolve());
+    });
+    logger.info({ metricsPort: config.metricsPort, metricsHost: config.metricsHost }, 'metrics at /metrics');
+  }
   const base = `http://localhost:${port}/v1`;
   const limits = config.redisUrl ? `limits in Redis (${config.redisKeyPrefix})` : 'limits in memory';
   logger.info({ port, store: where, limits, environment: config.environment }, 'listening');
@@ -154,6 +171,7 @@ async function main(): Promise<void> {
     server.close(async () => {
       clearInterval(sweep);
       clearInterval(purge);
+      metricsServer?.close();
       await store.close();
       redis?.disconnect();
       logger.info('stopped');

@@ -5,6 +5,7 @@ import type { Clock } from '../clock.js';
 import type { KeyEnvironment } from '../keys/key-format.js';
 import { BannedAddresses } from '../limits/banned-addresses.js';
 import { memoryCounters, RateLimiter } from '../limits/limiter.js';
+import { NO_METRICS, type ServiceMetrics } from '../metrics/service-metrics.js';
 import type { Limits } from '../limits/plans.js';
 import { readFileSync } from 'node:fs';
 import { loadSpec, SPEC_PATH, type OpenApiDocument } from '../spec/load-spec.js';
@@ -59,6 +60,8 @@ export interface AppDependencies {
   publicLimits?: PublicLimits;
   /** Origins whose pages may call the service from a browser (see middleware/cors.ts). @default none */
   corsOrigins?: readonly string[];
+  /** Where requests, limit decisions, store errors and replays are counted. @default NO_METRICS */
+  metrics?: ServiceMetrics;
 }
 
 /**
@@ -82,7 +85,8 @@ export function createApp(deps: AppDependencies): Express {
   app.set('trust proxy', deps.trustProxy ?? false);
   app.set('query parser', 'simple');
 
-  app.use(requestContext(deps.logger));
+  const metrics = deps.metrics ?? NO_METRICS;
+  app.use(requestContext(deps.logger, metrics));
   // Preflights are answered before the key and the limits: a browser sends neither with them.
   app.use(corsFor(deps.corsOrigins ?? [], [...new Set(operations.map((op) => op.method.toUpperCase()))]));
   const publicLimits = deps.publicLimits ?? PUBLIC_LIMITS;
@@ -124,18 +128,18 @@ export function createApp(deps: AppDependencies): Express {
       matchOperation(paths),
       deprecationHeaders,
       authenticate(deps.store, deps.environment, bannedAddresses),
-      rateLimit(deps.limiter, deps.anonymousLimits, bannedAddresses),
+      rateLimit(deps.limiter, deps.anonymousLimits, bannedAddresses, metrics),
       requireKey,
       routeGuard,
       sunsetGate,
       jsonBody(doc, operations, BODY_LIMIT_BYTES),
       strictParameters(doc, operations),
       validate(doc, operations, { checkSpec: deps.checkSpecAtStart ?? true }),
-      idempotency(operations, deps.store, deps.clock),
+      idempotency(operations, deps.store, deps.clock, metrics),
       mountOperations(operations, deps.handlers ?? generatedHandlers, { store: deps.store, clock: deps.clock, basePath }),
     ]),
   );
   app.use((req, _res, next) => next(new NotFoundError(`No route ${req.method} ${req.path}.`)));
-  app.use(errorHandler(paths, BODY_LIMIT_BYTES));
+  app.use(errorHandler(paths, BODY_LIMIT_BYTES, metrics));
   return app;
 }

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { unusedPort } from '../support/ports.js';
 import { ROOT } from '../support/run.js';
 import { postgresEnabled, TEST_DATABASE_URL } from '../support/services.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
@@ -14,16 +14,7 @@ import { startTcpProxy } from '../support/tcp-proxy.js';
 const dir = mkdtempSync(join(tmpdir(), 'animal-store-startup-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** Runs the service (from the sources) with `env`; resolves when it exits, or once it is ready when `untilReady`. */
+/** Runs the service (from the sources) with `env`: its process, its exit, and the port it reports in its listening line. */
 function service(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'main.ts')], {
     cwd: ROOT,
@@ -64,7 +55,7 @@ describe('start-up', () => {
   }, 60_000);
 
   it('gives up on a PostgreSQL that never answers with one line and exit 1, after trying again', async () => {
-    const port = await closedPort();
+    const port = await unusedPort();
     const run = service({ DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/test`, STARTUP_TIMEOUT_MS: '1500' });
     expect(await run.exited).toBe(1);
     expect(run.stderr()).toMatch(new RegExp(`^The service failed to start: PostgreSQL at 127\\.0\\.0\\.1:${port}/test did not answer within 2 s \\(STARTUP_TIMEOUT_MS\\): .+\\n$`));
@@ -73,7 +64,7 @@ describe('start-up', () => {
   }, 60_000);
 
   it('gives up on a Redis that never answers with one line and exit 1', async () => {
-    const port = await closedPort();
+    const port = await unusedPort();
     const run = service({ REDIS_URL: `redis://127.0.0.1:${port}`, STARTUP_TIMEOUT_MS: '1000' });
     expect(await run.exited).toBe(1);
     expect(run.stderr()).toMatch(new RegExp(`^The service failed to start: Redis at 127\\.0\\.0\\.1:${port} did not answer within 1 s \\(STARTUP_TIMEOUT_MS\\): .+\\n$`));

@@ -3,6 +3,7 @@ import { connectRedis, REDIS_RETRY_AFTER_MS, redisCounters } from '../../src/lim
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { dropTestSchemas, newRedisPrefix, newSchemaName, postgresEnabled, redisEnabled, TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/services.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
+import { prometheusMetrics } from '../../src/metrics/prometheus.js';
 import { startTestServer } from '../support/test-server.js';
 
 afterAll(() => dropTestSchemas());
@@ -73,7 +74,8 @@ describe.skipIf(!postgresEnabled())('PostgreSQL down, keys that cannot be checke
   it('answers 503 to every request, counts none against the address, and bans no address', async () => {
     const { proxy, url } = await proxied(TEST_DATABASE_URL, 5432);
     const store = await PostgresStore.open({ url, schema: newSchemaName(), connectTimeoutMs: 300, queryTimeoutMs: 600, onPoolError: () => {} });
-    const server = await startTestServer({ store, anonymousLimits: { perMinute: 5, perDay: 100 }, ban: { banAfterRefusals: 3, banSeconds: 600 } });
+    const { metrics, registry } = prometheusMetrics();
+    const server = await startTestServer({ store, anonymousLimits: { perMinute: 5, perDay: 100 }, ban: { banAfterRefusals: 3, banSeconds: 600 }, metrics });
     try {
       const key = await server.newKey('pro');
       const get = (headers: Record<string, string>) => fetch(`${server.baseUrl}/pets`, { headers });
@@ -85,6 +87,8 @@ describe.skipIf(!postgresEnabled())('PostgreSQL down, keys that cannot be checke
         statuses.push(response.status);
       }
       expect(statuses).toEqual(Array.from({ length: 20 }, () => 503));
+      // Each counted as a store error in the metrics.
+      expect(await registry.getSingleMetricAsString('animal_store_store_errors_total')).toMatch(/^animal_store_store_errors_total 20$/m);
       proxy.setMode('forward');
       let status = 0;
       for (let i = 0; i < 20 && status !== 200; i++) {

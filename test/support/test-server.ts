@@ -20,6 +20,7 @@ import type { Store } from '../../src/store/store.js';
 import { newSchemaName, TEST_DATABASE_URL } from './services.js';
 import { FakeClock } from './fake-clock.js';
 import type { Clock } from '../../src/clock.js';
+import type { ServiceMetrics } from '../../src/metrics/service-metrics.js';
 
 /** Options of {@link startTestServer}. */
 export interface TestServerOptions {
@@ -46,6 +47,8 @@ export interface TestServerOptions {
   corsOrigins?: readonly string[];
   /** The clock of the app and limiter, when time must pass by itself (a browser waiting Retry-After). @default a FakeClock */
   clock?: Clock;
+  /** Where the app counts requests, decisions and errors. @default none */
+  metrics?: ServiceMetrics;
 }
 
 /** The real app on a throw-away SQLite file, listening on a free loopback port, with a fake clock. */
@@ -76,6 +79,7 @@ export async function startTestServer(options: TestServerOptions = {}) {
     spec: options.spec,
     publicLimits: options.publicLimits,
     corsOrigins: options.corsOrigins,
+    metrics: options.metrics,
   });
   const server = createHttpServer(app, {
     timeouts: options.timeouts,

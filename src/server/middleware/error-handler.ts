@@ -7,6 +7,7 @@ import { PayloadTooLargeError } from '../errors/payload-too-large-error.js';
 import { ServiceUnavailableError } from '../errors/service-unavailable-error.js';
 import { UnsupportedMediaTypeError } from '../errors/unsupported-media-type-error.js';
 import { isLengthGuardError } from '../../spec/length-before-pattern.js';
+import { NO_METRICS, type ServiceMetrics } from '../../metrics/service-metrics.js';
 import { StoreUnavailableError } from '../../store/store-unavailable-error.js';
 import type { PathMatcher } from '../routing.js';
 import { localsOf } from './locals.js';
@@ -90,9 +91,10 @@ export function toApiError(error: unknown, req: Request, paths: PathMatcher): Ap
  * Anything unexpected (including a response that broke the contract) is logged in full and
  * answered with a 500 that reveals nothing.
  */
-export function errorHandler(paths: PathMatcher, bodyLimitBytes: number): ErrorRequestHandler {
+export function errorHandler(paths: PathMatcher, bodyLimitBytes: number, metrics: ServiceMetrics = NO_METRICS): ErrorRequestHandler {
   return (error, req, res, next) => {
     if (res.headersSent) return next(error);
+    if (error instanceof StoreUnavailableError) metrics.storeError();
     const apiError =
       toApiError(error, req, paths) ??
       new ApiError(500, 'internal_error', 'An internal error occurred; quote the X-Request-Id when reporting it.');

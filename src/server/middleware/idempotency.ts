@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { Clock } from '../../clock.js';
+import { NO_METRICS, type ServiceMetrics } from '../../metrics/service-metrics.js';
 import type { OperationInfo } from '../../spec/operations.js';
 import type { IdempotencyRepository } from '../../store/store.js';
 import { IdempotencyKeyInUseError } from '../errors/idempotency-key-in-use-error.js';
@@ -31,7 +32,7 @@ export function canonical(value: unknown): string {
  * a retry while the first is in flight is 409. A request that fails releases its claim.
  * @see draft-ietf-httpapi-idempotency-key-header
  */
-export function idempotency(operations: OperationInfo[], store: IdempotencyRepository, clock: Clock): RequestHandler {
+export function idempotency(operations: OperationInfo[], store: IdempotencyRepository, clock: Clock, metrics: ServiceMetrics = NO_METRICS): RequestHandler {
   return perOperation(operations, (op) => {
     if (!op.headerParameters.includes('Idempotency-Key')) return undefined;
     return async (req, res, next) => {
@@ -51,6 +52,7 @@ export function idempotency(operations: OperationInfo[], store: IdempotencyRepos
           });
           return next();
         case 'replay':
+          metrics.idempotentReplay();
           res.set('Idempotent-Replayed', 'true');
           res.status(claim.status).json(claim.body);
           return;

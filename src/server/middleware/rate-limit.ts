@@ -1,12 +1,16 @@
 import type { RequestHandler } from 'express';
 import type { BannedAddresses } from '../../limits/banned-addresses.js';
 import type { LimitDecision, RateLimiter } from '../../limits/limiter.js';
+import { NO_METRICS, type LimitOutcome, type ServiceMetrics } from '../../metrics/service-metrics.js';
 import { addressSubject } from '../../limits/client-address.js';
 import { PLAN_LIMITS, type Limits } from '../../limits/plans.js';
 import type { ApiKeyRecord } from '../../store/store.js';
 import { KeyBannedError } from '../errors/key-banned-error.js';
 import { RateLimitedError } from '../errors/rate-limited-error.js';
 import { localsOf } from './locals.js';
+
+/** A decision's outcome as the metrics name it. */
+const OUTCOME: Record<LimitDecision['outcome'], LimitOutcome> = { allowed: 'allowed', rate_limited: 'refused', banned: 'banned' };
 
 /** The limits of a key: its plan's, or those agreed for an Enterprise key. */
 export function limitsOf(key: ApiKeyRecord): Limits {
@@ -59,7 +63,7 @@ function enforce(res: Parameters<RequestHandler>[1], decision: LimitDecision, su
  * nothing (an outage must not use up, or get banned, an address that every customer behind a
  * proxy shares) and goes on to its 503.
  */
-export function rateLimit(limiter: RateLimiter, anonymousLimits: Limits, banned: BannedAddresses): RequestHandler {
+export function rateLimit(limiter: RateLimiter, anonymousLimits: Limits, banned: BannedAddresses, metrics: ServiceMetrics = NO_METRICS): RequestHandler {
   return async (req, res, next) => {
     const { key, storeError } = localsOf(res);
     if (!key && storeError) {
@@ -67,11 +71,14 @@ export function rateLimit(limiter: RateLimiter, anonymousLimits: Limits, banned:
       return next();
     }
     if (key) {
-      enforce(res, await limiter.check(`key:${key.id}`, limitsOf(key)), 'key');
+      const decision = await limiter.check(`key:${key.id}`, limitsOf(key));
+      metrics.rateLimit(OUTCOME[decision.outcome], key.plan);
+      enforce(res, decision, 'key');
       return next();
     }
     const subject = addressSubject(req.ip, req.socket.remoteAddress);
     const decision = await limiter.check(subject, anonymousLimits);
+    metrics.rateLimit(OUTCOME[decision.outcome], 'anonymous');
     // Remembered, so that keys sent from this address stop costing store lookups (authenticate.ts).
     if (decision.outcome === 'banned') banned.noteBanned(subject, decision.resetAt);
     enforce(res, decision, 'address');

@@ -1,0 +1,24 @@
+import { createServer, type Server } from 'node:http';
+import type { Registry } from 'prom-client';
+
+/**
+ * The metrics on a port of their own (never the API's, so they are not public by accident):
+ * `GET /metrics` in Prometheus's text format; anything else 404.
+ */
+export function createMetricsServer(registry: Registry): Server {
+  return createServer((req, res) => {
+    const path = (req.url ?? '').split('?')[0];
+    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      res.writeHead(path === '/metrics' ? 405 : 404, { 'Content-Type': 'text/plain' }).end(path === '/metrics' ? 'GET only\n' : 'Not found: try /metrics\n');
+      return;
+    }
+    registry.metrics().then(
+      (text) => {
+        res.writeHead(200, { 'Content-Type': registry.contentType }).end(req.method === 'HEAD' ? undefined : text);
+      },
+      (error: unknown) => {
+        res.writeHead(500, { 'Content-Type': 'text/plain' }).end(`metrics failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      },
+    );
+  });
+}
