@@ -1,0 +1,124 @@
+/**
+ * `npm run release`: a self-contained production build in release/ (see HELP).
+ */
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { build } from 'esbuild';
+import { parseCommandLine } from '../src/cli/parse-command-line.js';
+import { PACKAGE_ROOT } from '../src/package-root.js';
+
+const HELP = `Usage: npm run release [-- --output DIR]
+
+Builds a self-contained production release of the Animal Store into release/ (or DIR), made
+from what is committed: the service and the keys CLI bundled with esbuild (ES modules; pg,
+ioredis and prom-client in chunks loaded only when configured), the contract (openapi.yaml and
+its parsed build/openapi.json), the rendered docs (build/docs/index.html), and a package.json
+whose dependencies are better-sqlite3 (a native module), Express and express-openapi-validator,
+installed there with npm (production dependencies only). Nothing of the development dependencies is needed to run it:
+
+  node release/server.js        the service (same settings as npm start; --help lists them)
+  node release/keys.js --help   the keys CLI
+
+Copy the folder anywhere (its node_modules included) and run it with Node.js 22.12+, 24 or 26.
+The Dockerfile builds an image from it.
+
+Options:
+  --output DIR   Where to write the release (default: release/). Emptied first.
+  -h, --help     Show this help.
+`;
+
+/** The packages the release installs instead of bundling them. */
+const RELEASE_DEPENDENCIES = ['better-sqlite3', 'express', 'express-openapi-validator'];
+
+/** Bytes of every file under `path`, and how many files. */
+function sizeOf(path: string): { bytes: number; files: number } {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return { bytes: stat.size, files: 1 };
+  return readdirSync(path)
+    .map((name) => sizeOf(join(path, name)))
+    .reduce((a, b) => ({ bytes: a.bytes + b.bytes, files: a.files + b.files }), { bytes: 0, files: 0 });
+}
+
+async function main(): Promise<void> {
+  const { values } = parseCommandLine(HELP, { output: { type: 'string', default: 'release' } });
+  const out = join(PACKAGE_ROOT, values.output);
+  const log = (text: string) => process.stderr.write(`${text}\n`);
+  const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {
+    version: string;
+    engines: Record<string, string>;
+    dependencies: Record<string, string>;
+  };
+
+  log('1/4 contract and docs (npm run build, npm run docs)');
+  execFileSync('npm', ['run', '-s', 'build'], { cwd: PACKAGE_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('npm', ['run', '-s', 'docs'], { cwd: PACKAGE_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+
+  log(`2/4 bundling the service and the keys CLI into ${relative(process.cwd(), out) || out}`);
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+  await build({
+    entryPoints: { server: join(PACKAGE_ROOT, 'src', 'main.ts'), keys: join(PACKAGE_ROOT, 'src', 'keys', 'cli.ts') },
+    outdir: out,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node22.12',
+    // Installed below as packages of their own: the native driver, for the Node.js that runs it;
+    // the validator, whose url.parse() calls Node would otherwise report (DEP0169) as the
+    // service's own once bundled into it; Express, which the validator depends on (one copy).
+    external: [...RELEASE_DEPENDENCIES],
+    // Bundled CommonJS dependencies call require(): give the ES modules one.
+    banner: { js: "import { createRequire as __releaseRequire } from 'node:module'; const require = __releaseRequire(import.meta.url);" },
+    chunkNames: 'chunks/[name]-[hash]',
+    legalComments: 'linked',
+    logLevel: 'warning',
+  });
+
+  log('3/4 contract, docs and package.json');
+  // The service finds its root by its package.json, and the contract and docs from there.
+  cpSync(join(PACKAGE_ROOT, 'openapi.yaml'), join(out, 'openapi.yaml'), { preserveTimestamps: true });
+  // The runtime check the service runs first (src/runtime-check.ts), as in the repository.
+  mkdirSync(join(out, 'scripts'), { recursive: true });
+  cpSync(join(PACKAGE_ROOT, 'scripts', 'check-node.cjs'), join(out, 'scripts', 'check-node.cjs'));
+  mkdirSync(join(out, 'build', 'docs'), { recursive: true });
+  cpSync(join(PACKAGE_ROOT, 'build', 'openapi.json'), join(out, 'build', 'openapi.json'), { preserveTimestamps: true });
+  // Newer than the contract, so it is served as it is (there is no Redocly to render it again).
+  cpSync(join(PACKAGE_ROOT, 'build', 'docs', 'index.html'), join(out, 'build', 'docs', 'index.html'));
+  writeFileSync(
+    join(out, 'package.json'),
+    `${JSON.stringify(
+      {
+        name: 'animal-store-release',
+        version: manifest.version,
+        private: true,
+        description: 'The Animal Store service, built by npm run release: node server.js, node keys.js',
+        type: 'module',
+        engines: manifest.engines,
+        dependencies: Object.fromEntries(RELEASE_DEPENDENCIES.map((name) => [name, manifest.dependencies[name]])),
+        // better-sqlite3 ships Node-API binaries: no install script needed.
+        allowScripts: { 'better-sqlite3': false },
+      },
+      null,
+      2,
+    )}\n`,
+  );
+
+  log(`4/4 installing ${RELEASE_DEPENDENCIES.join(' and ')} (npm install --omit=dev)`);
+  execFileSync('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: out, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (!existsSync(join(out, 'node_modules', 'better-sqlite3'))) throw new Error('better-sqlite3 was not installed into the release');
+
+  const total = sizeOf(out);
+  const modules = sizeOf(join(out, 'node_modules'));
+  process.stdout.write(
+    `Release written to ${out}: ${(total.bytes / 1048576).toFixed(1)} MiB in ${total.files} files ` +
+      `(node_modules ${(modules.bytes / 1048576).toFixed(1)} MiB; ${readdirSync(join(out, 'node_modules')).filter((n) => !n.startsWith('.')).join(', ')}).\n` +
+      `Run: node ${relative(process.cwd(), join(out, 'server.js')) || 'server.js'}\n`,
+  );
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`release failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});
