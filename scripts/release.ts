@@ -24,7 +24,8 @@ Copy the folder anywhere (its node_modules included) and run it with Node.js 22.
 The Dockerfile builds an image from it.
 
 Options:
-  --output DIR   Where to write the release (default: release/). Emptied first.
+  --output DIR   Where to write the release (default: release/). Emptied first, but for data/
+                 (where the service keeps its SQLite file by default).
   -h, --help     Show this help.
 `;
 
@@ -55,8 +56,10 @@ async function main(): Promise<void> {
   execFileSync('npm', ['run', '-s', 'docs'], { cwd: PACKAGE_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
 
   log(`2/4 bundling the service and the keys CLI into ${relative(process.cwd(), out) || out}`);
-  rmSync(out, { recursive: true, force: true });
+  // Emptied, but for data/: the SQLite file of a release that was run in place (the default
+  // DATABASE_PATH) must survive a rebuild.
   mkdirSync(out, { recursive: true });
+  for (const name of readdirSync(out)) if (name !== 'data') rmSync(join(out, name), { recursive: true, force: true });
   await build({
     entryPoints: { server: join(PACKAGE_ROOT, 'src', 'main.ts'), keys: join(PACKAGE_ROOT, 'src', 'keys', 'cli.ts') },
     outdir: out,

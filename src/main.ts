@@ -30,6 +30,14 @@ async function main(): Promise<void> {
   }
   const config = loadConfig();
   const logger = pino({ level: config.logLevel });
+  // Until the service listens, a stop request (docker stop during the wait for PostgreSQL) ends
+  // the process at once: there is nothing to finish. Node as PID 1 would otherwise ignore it.
+  const stopWhileStarting = (signal: NodeJS.Signals) => {
+    logger.info({ signal }, 'stopped before it started');
+    process.exit(0);
+  };
+  process.on('SIGTERM', stopWhileStarting);
+  process.on('SIGINT', stopWhileStarting);
   const where = describeStore(config);
   // Metrics only when asked for (METRICS_PORT): prom-client is loaded then, not otherwise.
   const prometheus = config.metricsPort === null ? null : (await import('./metrics/prometheus.js')).prometheusMetrics();
@@ -58,7 +66,7 @@ async function main(): Promise<void> {
     try {
       await retryAtStart(
         `Redis at ${new URL(config.redisUrl).host}`,
-        () => (client.status === 'ready' ? client.ping() : Promise.reject(new Error(`Redis connection is ${client.status}`))),
+        () => (client.status === 'ready' ? client.ping().then(() => undefined) : untilReady(client, 1_000)),
         config.startupTimeoutMs,
         (reason, waitMs) => logger.warn({ reason, retryInMs: waitMs }, 'Redis does not answer yet; trying again'),
       );
@@ -125,7 +133,9 @@ async function main(): Promise<void> {
     const listening = createMetricsServer(prometheus.registry);
     metricsServer = listening;
     await new Promise<void>((resolve, reject) => {
-      listening.once('error', reject);
+      listening.once('error', (error: NodeJS.ErrnoException) =>
+        reject(new StartupError(`cannot serve metrics on ${config.metricsHost}:${config.metricsPort} (METRICS_HOST, METRICS_PORT): ${error.code ?? error.message}`)),
+      );
       listening.listen(config.metricsPort!, config.metricsHost, () => resolve());
     });
     logger.info({ metricsPort: config.metricsPort, metricsHost: config.metricsHost }, 'metrics at /metrics');
@@ -179,8 +189,28 @@ async function main(): Promise<void> {
     });
     server.closeIdleConnections();
   };
+  process.off('SIGTERM', stopWhileStarting);
+  process.off('SIGINT', stopWhileStarting);
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+/** Resolves when the Redis client becomes ready within `ms`; rejects with its connection error, or its state. */
+function untilReady(client: import('ioredis').Redis, ms: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const done = (error?: Error) => {
+      clearTimeout(timer);
+      client.off('ready', onReady);
+      client.off('error', onError);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onReady = () => done();
+    const onError = (error: Error) => done(error);
+    const timer = setTimeout(() => done(new Error(`Redis connection is ${client.status}`)), ms);
+    client.once('ready', onReady);
+    client.once('error', onError);
+  });
 }
 
 main().catch((error: unknown) => {

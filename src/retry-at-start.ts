@@ -33,11 +33,13 @@ export async function retryAtStart<T>(
       return await attempt();
     } catch (error) {
       const reason = error instanceof Error ? error.message.split('\n')[0]! : String(error);
-      const code = (error as { code?: unknown }).code;
+      // The store wraps the driver's error (StoreUnavailableError): its code may be on the cause.
+      const code = (error as { code?: unknown }).code ?? (error as { cause?: { code?: unknown } }).cause?.code;
       if (typeof code === 'string' && FATAL_CODES.has(code)) throw new StartupError(`${what} refused the connection: ${reason}`);
       const left = deadline - Date.now();
       if (left <= 0) {
-        throw new StartupError(`${what} did not answer within ${Math.round(timeoutMs / 1000)} s (STARTUP_TIMEOUT_MS): ${reason || 'no reason given'}`);
+        const within = timeoutMs === 0 ? 'at the first try (STARTUP_TIMEOUT_MS=0)' : `within ${Math.round(timeoutMs / 1000)} s (STARTUP_TIMEOUT_MS)`;
+        throw new StartupError(`${what} did not answer ${within}: ${reason || 'no reason given'}`);
       }
       const next = Math.min(wait, left);
       onRetry(reason, next);

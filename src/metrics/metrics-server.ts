@@ -9,7 +9,8 @@ export function createMetricsServer(registry: Registry): Server {
   return createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
-      res.writeHead(path === '/metrics' ? 405 : 404, { 'Content-Type': 'text/plain' }).end(path === '/metrics' ? 'GET only\n' : 'Not found: try /metrics\n');
+      if (path === '/metrics') res.writeHead(405, { 'Content-Type': 'text/plain', Allow: 'GET, HEAD' }).end('GET only\n');
+      else res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not found: try /metrics\n');
       return;
     }
     registry.metrics().then(

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { unusedPort } from '../support/ports.js';
 import { ROOT } from '../support/run.js';
-import { postgresEnabled, TEST_DATABASE_URL } from '../support/services.js';
+import { postgresEnabled, redisEnabled, TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/services.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
 
 // Start-up as an operator meets it (issue 15, point 5): production writes JSON lines only; a
@@ -68,6 +68,36 @@ describe('start-up', () => {
     const run = service({ REDIS_URL: `redis://127.0.0.1:${port}`, STARTUP_TIMEOUT_MS: '1000' });
     expect(await run.exited).toBe(1);
     expect(run.stderr()).toMatch(new RegExp(`^The service failed to start: Redis at 127\\.0\\.0\\.1:${port} did not answer within 1 s \\(STARTUP_TIMEOUT_MS\\): .+\\n$`));
+  }, 60_000);
+
+  it.runIf(postgresEnabled())('does not wait for what no wait can fix: an unknown PostgreSQL user', async () => {
+    const url = new URL(TEST_DATABASE_URL);
+    url.username = 'no_such_user_here';
+    const started = Date.now();
+    const run = service({ DATABASE_URL: url.href, STARTUP_TIMEOUT_MS: '20000' });
+    expect(await run.exited).toBe(1);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(run.stderr()).toMatch(/^The service failed to start: PostgreSQL at .* refused the connection: .*no_such_user_here.*\n$/);
+  }, 60_000);
+
+  it.runIf(postgresEnabled())('stops at once on SIGTERM while it waits for PostgreSQL', async () => {
+    const port = await unusedPort();
+    const run = service({ DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/test`, STARTUP_TIMEOUT_MS: '30000' });
+    for (let i = 0; i < 200 && !/does not answer yet/.test(run.stdout()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
+    expect(jsonLines(run.stdout()).some((l) => l.msg === 'stopped before it started')).toBe(true);
+  }, 60_000);
+
+  it.runIf(redisEnabled())('does not warn about a Redis that is only connecting', async () => {
+    const run = service({ REDIS_URL: TEST_REDIS_URL || 'redis://127.0.0.1:6379' });
+    try {
+      await run.port();
+      expect(run.stdout()).not.toMatch(/Redis does not answer yet/);
+    } finally {
+      run.child.kill('SIGTERM');
+      await run.exited;
+    }
   }, 60_000);
 
   it.runIf(postgresEnabled())('waits for a PostgreSQL that comes up during the wait, then serves', async () => {
