@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { issueKey } from '../../src/keys/issue-key.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { unusedPort } from '../support/ports.js';
+import { freePort } from '../../bench/processes.js';
 import { startServerProcess } from '../support/server-process.js';
 
 // Prometheus metrics on their own port (issue 15, point 4), scraped after real traffic.
@@ -32,7 +32,7 @@ describe('METRICS_PORT', () => {
     const free = (await issueKey(store, { name: 'free', plan: 'free', environment: 'production' }, now)).key;
     const small = (await issueKey(store, { name: 'small', plan: 'enterprise', environment: 'production', perMinute: 3, perDay: 100 }, now)).key;
     await store.close();
-    const metricsPort = await unusedPort();
+    const metricsPort = await freePort();
     const server = await startServerProcess(databasePath, { METRICS_PORT: String(metricsPort) });
     try {
       const auth = (key: string) => ({ Authorization: `Bearer ${key}` });

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { unusedPort } from '../support/ports.js';
+import { freePort } from '../../bench/processes.js';
 import { ROOT } from '../support/run.js';
 import { postgresEnabled, redisEnabled, TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/services.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
@@ -55,7 +55,7 @@ describe('start-up', () => {
   }, 60_000);
 
   it('gives up on a PostgreSQL that never answers with one line and exit 1, after trying again', async () => {
-    const port = await unusedPort();
+    const port = await freePort();
     const run = service({ DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/test`, STARTUP_TIMEOUT_MS: '1500' });
     expect(await run.exited).toBe(1);
     expect(run.stderr()).toMatch(new RegExp(`^The service failed to start: PostgreSQL at 127\\.0\\.0\\.1:${port}/test did not answer within 2 s \\(STARTUP_TIMEOUT_MS\\): .+\\n$`));
@@ -64,7 +64,7 @@ describe('start-up', () => {
   }, 60_000);
 
   it('gives up on a Redis that never answers with one line and exit 1', async () => {
-    const port = await unusedPort();
+    const port = await freePort();
     const run = service({ REDIS_URL: `redis://127.0.0.1:${port}`, STARTUP_TIMEOUT_MS: '1000' });
     expect(await run.exited).toBe(1);
     expect(run.stderr()).toMatch(new RegExp(`^The service failed to start: Redis at 127\\.0\\.0\\.1:${port} did not answer within 1 s \\(STARTUP_TIMEOUT_MS\\): .+\\n$`));
@@ -81,7 +81,7 @@ describe('start-up', () => {
   }, 60_000);
 
   it.runIf(postgresEnabled())('stops at once on SIGTERM while it waits for PostgreSQL', async () => {
-    const port = await unusedPort();
+    const port = await freePort();
     const run = service({ DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/test`, STARTUP_TIMEOUT_MS: '30000' });
     for (let i = 0; i < 200 && !/does not answer yet/.test(run.stdout()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
     run.child.kill('SIGTERM');

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { issueKey } from '../../src/keys/issue-key.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { unusedPort } from './ports.js';
+import { freePort } from '../../bench/processes.js';
 import { ROOT } from './run.js';
 
 /** The service as an operator runs it (`npm start`), in its own process. */
@@ -27,7 +27,7 @@ export async function startServerProcess(databasePath: string, env: Record<strin
   const node = [process.execPath, ...(options.compiled ? [`${ROOT}dist/src/main.js`] : ['--import', 'tsx', `${ROOT}src/main.ts`])];
   const [command, ...args] = options.core === undefined ? node : ['taskset', '-c', String(options.core), ...node];
   // A free port chosen here, so that finding the service depends on no log line (LOG_LEVEL may hide them).
-  const port = await unusedPort();
+  const port = await freePort();
   const child = spawn(command!, args, {
     cwd: ROOT,
     env: { ...process.env, HOST: '127.0.0.1', DATABASE_PATH: databasePath, NODE_ENV: 'production', LOG_LEVEL: 'info', ...env, PORT: String(port) },
