@@ -11,17 +11,20 @@ describe('request logs', () => {
     const key = await server.newKey('pro');
     const trace = '4bf92f3577b34da6a3ce929d0e0e4736';
     await fetch(`${server.baseUrl}/pets`, { headers: { Authorization: `Bearer ${key}`, 'X-Request-Id': 'req-1', traceparent: `00-${trace}-00f067aa0ba902b7-01` } });
-    // A malformed traceparent (all-zero trace id) is not logged.
+    // Malformed traceparents (an all-zero trace id; version 00 with a fifth field) are not logged.
     await fetch(`${server.baseUrl}/pets`, { headers: { Authorization: `Bearer ${key.slice(0, -1)}x`, traceparent: `00-${'0'.repeat(32)}-00f067aa0ba902b7-01` } });
+    await fetch(`${server.baseUrl}/pets`, { headers: { Authorization: `Bearer ${key}`, traceparent: `00-${trace}-00f067aa0ba902b7-01-extra` } });
     // A request's line is written when its response has finished, which may be after the
     // client has read the response: wait for both lines (at most two seconds).
     const requestLines = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.msg === 'request');
-    for (let waited = 0; requestLines().length < 2 && waited < 2000; waited += 10) await new Promise((r) => setTimeout(r, 10));
+    for (let waited = 0; requestLines().length < 3 && waited < 2000; waited += 10) await new Promise((r) => setTimeout(r, 10));
     const entries = requestLines();
-    expect(entries).toHaveLength(2);
+    expect(entries).toHaveLength(3);
     expect(entries[0]).toMatchObject({ requestId: 'req-1', traceId: trace, method: 'GET', path: '/v1/pets', status: 200, keyId: expect.stringMatching(/^key_/) });
     expect(entries[1]).toMatchObject({ status: 401 });
     expect(entries[1]!.traceId).toBeUndefined();
+    expect(entries[2]).toMatchObject({ status: 200 });
+    expect(entries[2]!.traceId).toBeUndefined();
     expect(lines.join('\n')).not.toContain(key.slice(8, 30));
     expect(lines.join('\n')).not.toMatch(/authorization/i);
   });

@@ -34,7 +34,9 @@ export function requestContext(logger: Logger, metrics: ServiceMetrics = NO_METR
     const remoteAddress = req.socket.remoteAddress;
     // W3C Trace Context: a caller's trace id goes into the log line, to follow a request across services.
     const traceparent = req.headers.traceparent;
-    const traceId = typeof traceparent === 'string' ? TRACEPARENT.exec(traceparent)?.[1] : undefined;
+    // Version 00 has exactly four fields (55 characters); later versions may add more.
+    const traceId =
+      typeof traceparent === 'string' && !(traceparent.startsWith('00-') && traceparent.length !== 55) ? TRACEPARENT.exec(traceparent)?.[1] : undefined;
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const path = req.originalUrl.split('?')[0]!;
