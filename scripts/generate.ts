@@ -8,6 +8,7 @@ import { parseCommandLine } from '../src/cli/parse-command-line.js';
 import { renderGenerated, renderHandlerStub } from '../src/codegen/generate.js';
 import { loadSpec, SPEC_PATH } from '../src/spec/load-spec.js';
 import { listOperations } from '../src/spec/operations.js';
+import { petStorageGaps } from '../src/store/pet-storage-check.js';
 
 /** The client package, which the service depends on at the contract's version. */
 const CLIENT_PACKAGE = '@animal-store/client';
@@ -64,6 +65,12 @@ async function main(): Promise<number> {
   const lockStale = locked !== undefined && locked !== version;
   const missingHandlers = listOperations(loadSpec(specPath)).filter((op) => !existsSync(join(handlersDir, `${op.operationId}.ts`)));
   const shown = (path: string) => relative(process.cwd(), path) || path;
+  const storageGaps = petStorageGaps(loadSpec(specPath));
+  /** Fields the contract returns that no store keeps: the gate stops here, whatever else holds. */
+  const reportStorageGaps = (): number => {
+    for (const gap of storageGaps) process.stderr.write(`${shown(specPath)}: ${gap}\n`);
+    return storageGaps.length === 0 ? 0 : 1;
+  };
 
   if (values.check) {
     const stale = files.filter((f) => {
@@ -76,8 +83,9 @@ async function main(): Promise<number> {
     );
     if (stale.length === 0 && extra.length === 0 && missingHandlers.length === 0 && !versionStale && !pinStale && !lockStale) {
       process.stdout.write(`generated/ and ${shown(clientDir)} are up to date with ${shown(specPath)}.\n`);
-      return 0;
+      return reportStorageGaps();
     }
+    reportStorageGaps();
     for (const f of stale) process.stderr.write(`stale: ${shown(join(f.dir, f.name))}\n`);
     for (const path of extra) process.stderr.write(`not generated from the contract: ${shown(path)}\n`);
     if (versionStale) process.stderr.write(`stale: ${shown(clientManifest)} has version ${String(manifest?.version)}, the contract ${version}\n`);
@@ -123,7 +131,7 @@ async function main(): Promise<number> {
       process.stdout.write(`${before === null ? 'created' : 'updated'} ${shown(path)}\n`);
     }
   }
-  return 0;
+  return reportStorageGaps();
 }
 
 main().then(

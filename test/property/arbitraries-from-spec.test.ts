@@ -6,11 +6,12 @@ import { startTestServer, type TestServer } from '../support/test-server.js';
 import { requestArbitraries } from './arbitraries-from-spec.js';
 import { propertyHarness, UNLIMITED } from './harness.js';
 
-/** A copy of the contract with a new body field and a new query parameter, as a designer would add them. */
+/** A copy of the contract with a new field (sent and returned) and a new query parameter, as a designer would add them. */
 function contractWithNewFields(): OpenApiDocument {
   const doc = structuredClone(loadSpec());
   const schemas = doc.components!.schemas as Record<string, { properties: Record<string, unknown> }>;
   schemas.NewPet!.properties.nickname = { type: 'string', minLength: 2, maxLength: 5, pattern: '^[a-z]+$' };
+  schemas.Pet!.properties.nickname = schemas.NewPet!.properties.nickname;
   const listPets = doc.paths['/pets']!.get as { parameters: unknown[] };
   listPets.parameters.push({ name: 'colour', in: 'query', required: false, schema: { type: 'string', enum: ['red', 'blue'] } });
   return doc;

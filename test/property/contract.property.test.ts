@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { loadSpec } from '../../src/spec/load-spec.js';
 import { listOperations } from '../../src/spec/operations.js';
+import { dropTestSchemas, postgresEnabled } from '../support/services.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { propertyHarness, propertyRuns, UNLIMITED, type PropertyHarness } from './harness.js';
 
@@ -8,28 +9,38 @@ import { propertyHarness, propertyRuns, UNLIMITED, type PropertyHarness } from '
  * Property-based tests from the contract: for every operation of openapi.yaml, thousands of
  * valid and invalid requests generated from its schemas go to the real server over HTTP, and
  * every response must stay inside the contract (oracle.ts) and agree with a model of the store
- * (store-model.ts). PROPERTY_RUNS sets the runs per operation and kind (default 1000);
- * PROPERTY_SEED and PROPERTY_PATH replay a failure fast-check reported.
+ * (store-model.ts): every field a valid NewPet carries comes back in the Pet, from POST, GET
+ * and the list. On SQLite both kinds run; on PostgreSQL (when TEST_DATABASE_URL is set) the
+ * valid ones, since invalid requests are refused before any store is asked. PROPERTY_RUNS sets
+ * the runs per operation and kind (default 1000); PROPERTY_SEED and PROPERTY_PATH replay a
+ * failure fast-check reported.
  */
 const RUNS = propertyRuns(1000);
 const doc = loadSpec();
-let server: TestServer;
-let harness: PropertyHarness;
-
-beforeAll(async () => {
-  server = await startTestServer({ anonymousLimits: UNLIMITED });
-  harness = await propertyHarness(server, doc);
-});
-afterAll(() => server?.close());
-
 const operations = listOperations(doc).map((op) => op.operationId);
+const engines = postgresEnabled() ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const);
 
-describe.each(operations)('%s, generated from openapi.yaml', (operationId) => {
-  it(`answers ${RUNS} valid requests inside the contract and refuses none`, async () => {
-    await harness.check(harness.arbitraries.get(operationId)!.valid, RUNS);
-  }, 120_000);
+describe.each(engines)('on %s', (engine) => {
+  let server: TestServer;
+  let harness: PropertyHarness;
 
-  it(`refuses ${RUNS} invalid requests as the contract says`, async () => {
-    await harness.check(harness.arbitraries.get(operationId)!.invalid, RUNS);
-  }, 120_000);
+  beforeAll(async () => {
+    server = await startTestServer({ anonymousLimits: UNLIMITED, engine });
+    harness = await propertyHarness(server, doc);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await dropTestSchemas();
+  });
+
+  describe.each(operations)('%s, generated from openapi.yaml', (operationId) => {
+    it(`answers ${RUNS} valid requests inside the contract and refuses none`, async () => {
+      await harness.check(harness.arbitraries.get(operationId)!.valid, RUNS);
+    }, 120_000);
+
+    // Registered on SQLite only (not skipped elsewhere): the store plays no part in a refusal.
+    if (engine === 'sqlite') it(`refuses ${RUNS} invalid requests as the contract says`, async () => {
+      await harness.check(harness.arbitraries.get(operationId)!.invalid, RUNS);
+    }, 120_000);
+  });
 });

@@ -36,7 +36,7 @@ const OVERRIDES = {
  */
 export async function propertyHarness(server: TestServer, doc: OpenApiDocument) {
   const checker = new ContractChecker(doc);
-  const model = new StoreModel();
+  const model = new StoreModel(doc);
   const now = new Date(server.clock.now());
   const revoked = await issueKey(server.store, { name: 'revoked', plan: 'enterprise', environment: 'production', ...UNLIMITED }, now);
   await server.store.revokeKey(revoked.record.id, now);

@@ -2,14 +2,19 @@ import { isDeepStrictEqual } from 'node:util';
 import type { ObservedResponse } from '../contract/conformance.js';
 import { canonical } from '../../src/server/middleware/idempotency.js';
 import { decodeCursor } from '../../src/server/pagination.js';
+import type { OpenApiDocument } from '../../src/spec/load-spec.js';
+import { createPetBodies } from '../../src/store/pet-storage-check.js';
 import type { GeneratedRequest } from './arbitraries-from-spec.js';
 
-interface Pet {
-  id: number;
+/** An animal as sent and stored: its columns and whatever else the contract gives NewPet and Pet. */
+interface PetFields {
   name: string;
   categoryId: number;
   status: string;
+  [field: string]: unknown;
 }
+
+type Pet = PetFields & { id: number };
 
 const parse = (text: string): unknown => {
   try {
@@ -21,14 +26,24 @@ const parse = (text: string): unknown => {
 
 /**
  * What the store must hold after the valid requests of a run, and so what each valid request
- * must get: a created animal is the one sent (status `available` by default) with a new id; an
+ * must get: a created animal is the one sent, every field of it, with the defaults of NewPet
+ * for the fields not sent (status `available`) and a new id; an
  * Idempotency-Key seen before replays its first answer with the same body and is refused (422)
  * with another; GET /pets/{id} finds exactly the animals created; GET /pets lists them by id,
  * filtered and paged. Returns one sentence per difference.
  */
 export class StoreModel {
   readonly pets = new Map<number, Pet>();
+  /** NewPet's defaults, from the contract: what a field not sent is stored as. */
+  private readonly defaults: Record<string, unknown>;
   private readonly idempotency = new Map<string, { fingerprint: string; status: number; text: string }>();
+
+  constructor(doc: OpenApiDocument) {
+    const { sent } = createPetBodies(doc);
+    this.defaults = Object.fromEntries(
+      Object.entries(sent.properties).flatMap(([field, schema]) => (schema.default === undefined ? [] : [[field, schema.default]])),
+    );
+  }
 
   check(request: GeneratedRequest, observed: ObservedResponse): string[] {
     if (request.mutation) return [];
@@ -45,7 +60,7 @@ export class StoreModel {
   }
 
   private createPet(request: GeneratedRequest, observed: ObservedResponse): string[] {
-    const sent = request.typed!.body as Omit<Pet, 'id' | 'status'> & { status?: string };
+    const sent = request.typed!.body as PetFields;
     const key = request.headers['Idempotency-Key'];
     const fingerprint = canonical(sent);
     const earlier = key === undefined ? undefined : this.idempotency.get(key);
@@ -61,15 +76,15 @@ export class StoreModel {
       return violations;
     }
     if (observed.status !== 201) return [`expected 201, got ${observed.status} ${observed.text.slice(0, 200)}`];
-    const pet = parse(observed.text) as Pet;
-    // The contract keeps names in Unicode Normalization Form C (PetName).
-    const expected = { name: sent.name.normalize('NFC'), categoryId: sent.categoryId, status: sent.status ?? 'available' };
+    const { id, ...pet } = parse(observed.text) as Pet;
+    // Every field sent comes back; the contract keeps names in Unicode Normalization Form C (PetName).
+    const expected = { ...this.defaults, ...sent, name: sent.name.normalize('NFC') };
     const violations: string[] = [];
-    if (!isDeepStrictEqual({ name: pet.name, categoryId: pet.categoryId, status: pet.status }, expected)) {
-      violations.push(`the created animal ${JSON.stringify(pet)} differs from what was sent, in NFC, ${JSON.stringify(expected)}`);
+    if (!isDeepStrictEqual(pet, expected)) {
+      violations.push(`the created animal ${observed.text} differs from what was sent (with NewPet's defaults, name in NFC) ${JSON.stringify(expected)}`);
     }
-    if (this.pets.has(pet.id)) violations.push(`id ${pet.id} was given twice`);
-    this.pets.set(pet.id, { ...expected, id: pet.id });
+    if (this.pets.has(id)) violations.push(`id ${id} was given twice`);
+    this.pets.set(id, { id, ...expected });
     if (key !== undefined) this.idempotency.set(key, { fingerprint, status: observed.status, text: observed.text });
     return violations;
   }

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { StoreUnavailableError } from '../../src/store/store-unavailable-error.js';
 import { dropTestSchemas, newSchemaName, postgresEnabled, TEST_DATABASE_URL } from '../support/services.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
@@ -21,7 +22,7 @@ describe.skipIf(!enabled)('PostgreSQL store', () => {
     await client.connect();
     const { rows } = await client.query(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`);
     await client.end();
-    expect(rows.map((r: { version: number }) => r.version)).toEqual([1, 2, 3]);
+    expect(rows.map((r: { version: number }) => r.version)).toEqual(POSTGRES_MIGRATIONS.map((m) => m.version));
     await Promise.all(stores.map((s) => s.close()));
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ApiKeyRecord, Store } from '../../src/store/store.js';
+import type { ApiKeyRecord, PetToCreate, Store } from '../../src/store/store.js';
 
 /**
  * The behaviour every Store implementation must have. Each engine's test file calls this with
@@ -51,6 +51,26 @@ export function defineStoreSuite(engine: string, open: () => Promise<Store>): vo
       const sold = created.filter((p) => p.status === 'sold').map((p) => p.id);
       expect((await store.listPets({ limit: 4, status: 'sold' })).map((p) => p.id)).toEqual(sold.slice(0, 4));
       expect((await store.listPets({ limit: 100, status: 'sold', afterId: sold[3] })).map((p) => p.id)).toEqual(sold.slice(4));
+    }));
+
+    it('keeps every field the contract may add beside the columns, as sent, and returns it from create, get, list and a replay', withStore(async (store) => {
+      // Fields today's contract does not have: what a designer adding them to NewPet and Pet gets.
+      // JSON.parse makes "__proto__" an own field, as a request body would.
+      const other = JSON.parse('{"tags":["friendly","small"],"weight":{"kg":12.5,"measured":null},"vaccinated":false,"nickname":"Ünï 🐕","__proto__":"kept"}');
+      const expectedFields = (id: number) => ({ id, name: 'Rex', categoryId: 3, status: 'pending', ...other });
+      expect(await store.claimIdempotencyKey(scope, 'f1', timing('2026-06-01T12:00:00Z'))).toEqual({ outcome: 'claimed' });
+      const created = await store.createPet({ name: 'Rex', categoryId: 3, status: 'pending', ...other } as PetToCreate, scope);
+      const expected = expectedFields(created.id);
+      expect(created).toStrictEqual(expected);
+      expect(Object.hasOwn(created, '__proto__') && Object.getPrototypeOf(created)).toBe(Object.prototype);
+      expect(await store.getPet(created.id)).toStrictEqual(expected);
+      expect(await store.listPets({ limit: 10 })).toStrictEqual([expected]);
+      expect(await store.listPets({ limit: 10, status: 'pending' })).toStrictEqual([expected]);
+      expect(await store.claimIdempotencyKey(scope, 'f1', timing('2026-06-01T12:00:01Z'))).toEqual({ outcome: 'replay', status: 201, body: expected });
+      // An animal with only the columns' fields gets no others.
+      const plain = await store.createPet({ name: 'Tom', categoryId: 1, status: 'pending' });
+      expect(Object.keys(plain)).toEqual(['id', 'name', 'categoryId', 'status']);
+      expect(Object.keys((await store.getPet(plain.id))!)).toEqual(['id', 'name', 'categoryId', 'status']);
     }));
 
     it('keeps keys by hash, lists them and revokes them once', withStore(async (store) => {

@@ -1,6 +1,9 @@
 import type { Migration } from '../sqlite/migrations.js';
 
-/** The PostgreSQL schema, as migrations with the same versions as SQLite's. Append only. */
+/**
+ * The PostgreSQL schema, as migrations with the same versions as SQLite's (version 4 is an
+ * index only SQLite needs). Append only.
+ */
 export const POSTGRES_MIGRATIONS: Migration[] = [
   {
     version: 1,
@@ -52,6 +55,16 @@ export const POSTGRES_MIGRATIONS: Migration[] = [
         PRIMARY KEY (api_key_id, idempotency_key)
       );
       CREATE INDEX idempotency_keys_created_at ON idempotency_keys (created_at);
+    `,
+  },
+  {
+    version: 5,
+    name: 'add pets.other_fields',
+    sql: `
+      -- The fields of an animal that have no column of their own, as one JSON object (see
+      -- src/store/pet-record.ts): a field the contract adds is kept without a migration. JSON,
+      -- not JSONB, keeps the fields in the order they were sent, as SQLite does.
+      ALTER TABLE pets ADD COLUMN other_fields JSON CHECK (other_fields IS NULL OR json_typeof(other_fields) = 'object');
     `,
   },
 ];

@@ -15,6 +15,7 @@ import type {
   Store,
 } from '../store.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
+import { otherFieldsOf, petFromRow } from '../pet-record.js';
 
 /** How to reach PostgreSQL, and how long to wait for it. */
 export interface PostgresOptions {
@@ -36,8 +37,12 @@ interface PetRow {
   name: string;
   category_id: string;
   status: PetStatus;
+  /** A JSON column: pg gives it parsed. */
+  other_fields: object | null;
 }
 
+/** The columns of an animal (see pet-record.ts). */
+const PET_SELECT = 'id, name, category_id, status, other_fields';
 
 interface ClaimRow {
   fingerprint: string;
@@ -55,13 +60,8 @@ function toSafeInteger(value: string, column: string): number {
   return n;
 }
 
-const toPet = (row: PetRow): Pet => ({
-  id: toSafeInteger(row.id, 'pets.id'),
-  name: row.name,
-  categoryId: toSafeInteger(row.category_id, 'pets.category_id'),
-  status: row.status,
-});
-
+const toPet = (row: PetRow): Pet =>
+  petFromRow(toSafeInteger(row.id, 'pets.id'), row.name, toSafeInteger(row.category_id, 'pets.category_id'), row.status, row.other_fields);
 
 // Connection-level failures: the database is down, unreachable, restarting or too slow.
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '57014', '53300']);
@@ -169,16 +169,17 @@ export class PostgresStore implements Store {
   async listPets({ limit, status, afterId = 0 }: PetPageQuery): Promise<Pet[]> {
     const result =
       status === undefined
-        ? await this.query<PetRow>('SELECT id, name, category_id, status FROM pets WHERE id > $1 ORDER BY id LIMIT $2', [afterId, limit])
-        : await this.query<PetRow>('SELECT id, name, category_id, status FROM pets WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3', [status, afterId, limit]);
+        ? await this.query<PetRow>(`SELECT ${PET_SELECT} FROM pets WHERE id > $1 ORDER BY id LIMIT $2`, [afterId, limit])
+        : await this.query<PetRow>(`SELECT ${PET_SELECT} FROM pets WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3`, [status, afterId, limit]);
     return result.rows.map(toPet);
   }
 
   async createPet(pet: PetToCreate, idempotency?: IdempotencyScope): Promise<Pet> {
-    const insert = 'INSERT INTO pets (name, category_id, status) VALUES ($1, $2, $3) RETURNING id, name, category_id, status';
-    if (!idempotency) return toPet((await this.query<PetRow>(insert, [pet.name, pet.categoryId, pet.status])).rows[0]!);
+    const insert = `INSERT INTO pets (name, category_id, status, other_fields) VALUES ($1, $2, $3, $4) RETURNING ${PET_SELECT}`;
+    const values = [pet.name, pet.categoryId, pet.status, otherFieldsOf(pet)];
+    if (!idempotency) return toPet((await this.query<PetRow>(insert, values)).rows[0]!);
     return this.transaction(async (client) => {
-      const created = toPet((await this.query<PetRow>(insert, [pet.name, pet.categoryId, pet.status], client)).rows[0]!);
+      const created = toPet((await this.query<PetRow>(insert, values, client)).rows[0]!);
       const done = await this.query(
         "UPDATE idempotency_keys SET state = 'completed', response_status = 201, response_body = $1 WHERE api_key_id = $2 AND idempotency_key = $3 AND state = 'in_flight'",
         [JSON.stringify(created), idempotency.apiKeyId, idempotency.key],
@@ -190,7 +191,7 @@ export class PostgresStore implements Store {
   }
 
   async getPet(id: number): Promise<Pet | undefined> {
-    const row = (await this.query<PetRow>('SELECT id, name, category_id, status FROM pets WHERE id = $1', [id])).rows[0];
+    const row = (await this.query<PetRow>(`SELECT ${PET_SELECT} FROM pets WHERE id = $1`, [id])).rows[0];
     return row && toPet(row);
   }
 

@@ -69,4 +69,16 @@ export const SQLITE_MIGRATIONS: Migration[] = [
       DROP INDEX pets_status_id;
     `,
   },
+  {
+    version: 5,
+    name: 'add pets.other_fields',
+    sql: `
+      -- The fields of an animal that have no column of their own, as one JSON object (see
+      -- src/store/pet-record.ts): a field the contract adds is kept without a migration.
+      ALTER TABLE pets ADD COLUMN other_fields TEXT CHECK (other_fields IS NULL OR json_type(other_fields) = 'object');
+      -- The covering index of status pages holds them too, so a page still needs no table lookup.
+      CREATE INDEX pets_status_page ON pets (status, id, name, category_id, other_fields);
+      DROP INDEX pets_status_covering;
+    `,
+  },
 ];

@@ -16,6 +16,7 @@ import type {
 } from '../store.js';
 import { SQLITE_MIGRATIONS, type Migration } from './migrations.js';
 import { ReadCache } from './read-cache.js';
+import { otherFieldsOf, petFromRow } from '../pet-record.js';
 import { StoreUnavailableError } from '../store-unavailable-error.js';
 
 /**
@@ -34,18 +35,13 @@ function unavailableIfDisk(error: unknown): unknown {
   return error;
 }
 
-interface PetRow {
-  id: number;
-  name: string;
-  category_id: number;
-  status: PetStatus;
-}
+/** A pets row read with `.raw(true)`: the columns in select order (PET_SELECT), without an object per row. */
+type RawPetRow = [id: number, name: string, categoryId: number, status: PetStatus, otherFields: string | null];
 
+/** The columns of an animal, in RawPetRow's order (see pet-record.ts). */
+export const PET_SELECT = 'id, name, category_id, status, other_fields';
 
-const toPet = (row: PetRow): Pet => ({ id: row.id, name: row.name, categoryId: row.category_id, status: row.status });
-
-/** A pets row read with `.raw(true)`: the columns in select order, without an object per row. */
-type RawPetRow = [id: number, name: string, categoryId: number, status: PetStatus];
+const toPet = (row: RawPetRow): Pet => petFromRow(row[0], row[1], row[2], row[3], row[4]);
 
 /**
  * How long a reading of `PRAGMA data_version` is trusted, in milliseconds. Reading it costs a
@@ -65,7 +61,6 @@ interface PendingCreate {
 
 /** Keys and list pages remembered at most (see ReadCache). */
 const CACHE_LIMITS = { keys: 10_000, pages: 1_000 } as const;
-
 
 /** Applies the migrations the database has not seen yet; returns how many it applied. */
 export function migrate(db: Database.Database, migrations: Migration[] = SQLITE_MIGRATIONS): number {
@@ -122,11 +117,11 @@ export class SqliteStore implements Store {
   private constructor(db: Database.Database) {
     this.db = db;
     this.statements = {
-      listAll: db.prepare('SELECT id, name, category_id, status FROM pets WHERE id > ? ORDER BY id LIMIT ?').raw(true),
-      listByStatus: db.prepare('SELECT id, name, category_id, status FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?').raw(true),
+      listAll: db.prepare(`SELECT ${PET_SELECT} FROM pets WHERE id > ? ORDER BY id LIMIT ?`).raw(true),
+      listByStatus: db.prepare(`SELECT ${PET_SELECT} FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?`).raw(true),
       dataVersion: db.prepare('PRAGMA data_version').pluck(),
-      insertPet: db.prepare('INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?) RETURNING id, name, category_id, status'),
-      getPet: db.prepare('SELECT id, name, category_id, status FROM pets WHERE id = ?'),
+      insertPet: db.prepare(`INSERT INTO pets (name, category_id, status, other_fields) VALUES (?, ?, ?, ?) RETURNING ${PET_SELECT}`).raw(true),
+      getPet: db.prepare(`SELECT ${PET_SELECT} FROM pets WHERE id = ?`).raw(true),
       insertKey: db.prepare(
         `INSERT INTO api_keys (id, name, plan, per_minute, per_day, environment, hash, display_prefix, created_at, revoked_at)
          VALUES (@id, @name, @plan, @perMinute, @perDay, @environment, @hash, @displayPrefix, @createdAt, @revokedAt)`,
@@ -180,10 +175,7 @@ export class SqliteStore implements Store {
       status === undefined ? this.statements.listAll.all(afterId, limit) : this.statements.listByStatus.all(status, afterId, limit)
     ) as RawPetRow[];
     const pets: Pet[] = new Array(rows.length);
-    for (let i = 0; i < rows.length; i++) {
-      const [id, name, categoryId, petStatus] = rows[i]!;
-      pets[i] = Object.freeze({ id, name, categoryId, status: petStatus });
-    }
+    for (let i = 0; i < rows.length; i++) pets[i] = Object.freeze(toPet(rows[i]!));
     this.pages.set(query, pets);
     return pets.slice();
   }
@@ -227,7 +219,8 @@ export class SqliteStore implements Store {
   private buildTransactions(db: Database.Database) {
     // Called inside createPets, better-sqlite3 runs it as a savepoint.
     const createPet = db.transaction((pet: PetToCreate, idempotency?: IdempotencyScope): Pet => {
-      const created = toPet(this.statements.insertPet.get(pet.name, pet.categoryId, pet.status) as PetRow);
+      const row = this.statements.insertPet.get(pet.name, pet.categoryId, pet.status, otherFieldsOf(pet)) as RawPetRow;
+      const created = toPet(row);
       if (idempotency) {
         const done = this.statements.completeClaim.run(201, JSON.stringify(created), idempotency.apiKeyId, idempotency.key);
         if (done.changes !== 1) throw new Error(`Idempotency-Key ${idempotency.key} was not claimed before createPet`);
@@ -284,7 +277,7 @@ export class SqliteStore implements Store {
   }
 
   async getPet(id: number): Promise<Pet | undefined> {
-    const row = this.statements.getPet.get(id) as PetRow | undefined;
+    const row = this.statements.getPet.get(id) as RawPetRow | undefined;
     return row && toPet(row);
   }
 

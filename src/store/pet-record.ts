@@ -1,0 +1,35 @@
+import type { Pet, PetStatus, PetToCreate } from './store.js';
+
+/**
+ * How both stores keep an animal: the fields the database filters, orders or constrains as
+ * columns of `pets`, and every other field of the validated request, whatever the contract
+ * adds to NewPet, kept whole as one JSON object in the column `other_fields` (NULL when there
+ * is none). An optional field added to NewPet and Pet in openapi.yaml is therefore stored and
+ * returned with no edit here and no migration; a field that needs an index or a constraint of
+ * its own becomes a column (a migration in both engines, and an entry here).
+ */
+export const PET_COLUMNS = { name: 'name', categoryId: 'category_id', status: 'status' } as const;
+
+/** The fields kept as columns, besides `id`, which the store assigns. */
+type ColumnField = keyof typeof PET_COLUMNS;
+
+/** The fields kept in `other_fields`. */
+export type OtherFields = Omit<Pet, 'id' | ColumnField>;
+
+/** The fields of an animal to store that have no column of their own, as JSON; null when none. */
+export function otherFieldsOf(pet: PetToCreate): string | null {
+  const other = Object.entries(pet).filter(([field]) => !Object.hasOwn(PET_COLUMNS, field));
+  // fromEntries defines own properties, so even a field named __proto__ stays a field.
+  return other.length === 0 ? null : JSON.stringify(Object.fromEntries(other));
+}
+
+/**
+ * An animal as the contract returns it, from its columns and its other fields (JSON text, as
+ * SQLite gives it, or already parsed, as PostgreSQL gives JSONB). Columns first, then the other
+ * fields in the order they were sent.
+ */
+export function petFromRow(id: number, name: string, categoryId: number, status: PetStatus, otherFields: string | object | null): Pet {
+  if (otherFields === null) return { id, name, categoryId, status };
+  const other = (typeof otherFields === 'string' ? JSON.parse(otherFields) : otherFields) as OtherFields;
+  return { id, name, categoryId, status, ...other };
+}
