@@ -8,6 +8,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // The designer loop takes minutes on a copy of the repository: npm run test:designer.
+    exclude: ['test/designer/**', '**/node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

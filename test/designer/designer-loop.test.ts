@@ -1,0 +1,159 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../support/run.js';
+import { RepositoryCopy, type Outcome } from './repository-copy.js';
+
+/**
+ * The API designer's loop, run as a designer would on a clone: edit openapi.yaml, `npm run
+ * generate`, `npm run check`, `npm run check:breaking`, the tests. Four scripted edits on a
+ * throw-away copy of this repository, each with the outcome the README promises:
+ * (a) an optional field added: everything green and the field round-trips; (b) a required field
+ * no store keeps: the gate names it; (c) an operation added: only its stub's signal, then green
+ * once its handler is written; (d) a field removed: check:breaking fails until the major is
+ * raised. Slow (minutes): `npm run test:designer`, and `.ci/run` runs it.
+ */
+let copy: RepositoryCopy;
+const MINUTES = 60_000;
+
+beforeAll(async () => {
+  copy = await RepositoryCopy.create();
+}, 5 * MINUTES);
+afterEach(() => copy?.restore());
+afterAll(() => copy?.remove());
+
+const show = (outcome: Outcome) => `exit ${outcome.code}\n--- stdout\n${outcome.stdout.slice(-6000)}\n--- stderr\n${outcome.stderr.slice(-6000)}`;
+const succeeds = (outcome: Outcome) => expect(outcome.code, show(outcome)).toBe(0);
+
+/** Failed tests of a vitest run in the copy, with their messages, from its JSON report. */
+async function vitest(files: string[], env: NodeJS.ProcessEnv = {}): Promise<{ outcome: Outcome; failures: { name: string; messages: string[] }[] }> {
+  const report = 'designer-results.json';
+  const outcome = await copy.sh('npx', ['vitest', 'run', ...files, '--reporter=json', `--outputFile=${report}`], { PROPERTY_RUNS: '100', ...env });
+  const results = JSON.parse(readFileSync(join(copy.dir, report), 'utf8')) as {
+    testResults: { name: string; message?: string; assertionResults: { fullName: string; status: string; failureMessages: string[] }[] }[];
+  };
+  const failures = results.testResults.flatMap((file) => [
+    ...file.assertionResults.filter((t) => t.status === 'failed').map((t) => ({ name: t.fullName, messages: t.failureMessages })),
+    ...(file.assertionResults.length === 0 && file.message ? [{ name: file.name, messages: [file.message] }] : []),
+  ]);
+  return { outcome, failures };
+}
+
+const TAGS = {
+  description: 'Words the store uses to describe the animal.',
+  type: 'array',
+  maxItems: 10,
+  uniqueItems: true,
+  items: { type: 'string', minLength: 1, maxLength: 30 },
+};
+
+describe('the designer loop on a copy of the repository', () => {
+  it('(a) an optional array field added to NewPet and Pet: generate, check, check:breaking and the tests pass, and the field round-trips on both stores, the mock and the client types', async () => {
+    copy.editContract((contract) => {
+      contract.setIn(['components', 'schemas', 'NewPet', 'properties', 'tags'], TAGS);
+      contract.setIn(['components', 'schemas', 'Pet', 'properties', 'tags'], TAGS);
+    });
+    succeeds(await copy.npm('generate'));
+    copy.write('test/tags-round-trip.test.ts', readFileSync(join(ROOT, 'test/designer/scenarios/tags-round-trip.test.ts'), 'utf8'));
+    succeeds(await copy.npm('check'));
+    const breaking = await copy.npm('check:breaking');
+    succeeds(breaking);
+    expect(breaking.stdout).toMatch(/No breaking change/);
+    const { outcome, failures } = await vitest(['test/tags-round-trip.test.ts', 'test/property', 'test/store', 'test/mock', 'test/codegen', 'test/contract/server.contract.test.ts']);
+    expect(failures, show(outcome)).toEqual([]);
+    succeeds(outcome);
+  }, 20 * MINUTES);
+
+  it('(d) a released field removed: check:breaking fails and names it until info.version\'s major is raised', async () => {
+    const addTags = () =>
+      copy.editContract((contract) => {
+        contract.setIn(['components', 'schemas', 'NewPet', 'properties', 'tags'], TAGS);
+        contract.setIn(['components', 'schemas', 'Pet', 'properties', 'tags'], TAGS);
+      });
+    addTags();
+    await copy.commit('release tags');
+    copy.editContract((contract) => {
+      contract.deleteIn(['components', 'schemas', 'NewPet', 'properties', 'tags']);
+      contract.deleteIn(['components', 'schemas', 'Pet', 'properties', 'tags']);
+    });
+    const refused = await copy.npm('check:breaking');
+    expect(refused.code, show(refused)).toBe(1);
+    expect(refused.stdout).toMatch(/tags/);
+    expect(refused.stdout).toMatch(/breaking change\(s\) without a new major version/);
+    copy.editContract((contract) => contract.setIn(['info', 'version'], '2.0.0'));
+    const released = await copy.npm('check:breaking');
+    succeeds(released);
+    expect(released.stdout).toMatch(/released as a new major version/);
+  }, 5 * MINUTES);
+
+  it('(b) a required Pet field that no store keeps: generate and check fail and name the field and the migration to write', async () => {
+    copy.editContract((contract) => {
+      contract.setIn(['components', 'schemas', 'Pet', 'properties', 'bornOn'], { type: 'string', format: 'date' });
+      contract.addIn(['components', 'schemas', 'Pet', 'required'], 'bornOn');
+    });
+    const generated = await copy.npm('generate');
+    expect(generated.code, show(generated)).toBe(1);
+    expect(generated.stderr).toMatch(/Pet\.bornOn is required in every animal returned, but no store keeps it/);
+    expect(generated.stderr).toContain('"add pets.born_on"');
+    // Lint stops it first: the examples of Pet lack the field.
+    const checked = await copy.npm('check');
+    expect(checked.code, show(checked)).not.toBe(0);
+    expect(checked.stdout + checked.stderr).toMatch(/bornOn/);
+  }, 10 * MINUTES);
+
+  it('(c) an operation added: check stays green, only the stub\'s "not implemented" fails and names the file to write; green once it is written', async () => {
+    copy.editContract((contract) => {
+      contract.setIn(['paths', '/pets/{petId}', 'delete'], DELETE_PET);
+    });
+    succeeds(await copy.npm('generate'));
+    succeeds(await copy.npm('check'));
+    const files = ['test/codegen', 'test/server', 'test/mock', 'test/property', 'test/contract/server.contract.test.ts', 'test/contract/mock.contract.test.ts'];
+    const before = await vitest(files);
+    expect(before.failures.length, show(before.outcome)).toBeGreaterThan(0);
+    for (const failure of before.failures) {
+      expect(failure.messages.join('\n'), failure.name).toMatch(/deletePet is not implemented/);
+      expect(failure.messages.join('\n'), failure.name).toContain('src/server/handlers/deletePet.ts');
+    }
+    copy.write('src/server/handlers/deletePet.ts', DELETE_PET_HANDLER);
+    succeeds(await copy.npm('check'));
+    const after = await vitest(files);
+    expect(after.failures, show(after.outcome)).toEqual([]);
+    succeeds(after.outcome);
+  }, 20 * MINUTES);
+});
+
+const HEADERS = {
+  'X-RateLimit-Limit': { $ref: '#/components/headers/X-RateLimit-Limit' },
+  'X-RateLimit-Remaining': { $ref: '#/components/headers/X-RateLimit-Remaining' },
+  'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
+  'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+};
+
+/** A new operation as a designer writes it: a path parameter, no request body, a 204 without a body. */
+const DELETE_PET = {
+  operationId: 'deletePet',
+  summary: 'Remove an animal',
+  description: 'Removes an animal from the store.',
+  tags: ['Pets'],
+  parameters: [{ $ref: '#/components/parameters/PetId' }],
+  responses: {
+    '204': { description: 'The animal was removed.', headers: HEADERS },
+    '400': { $ref: '#/components/responses/BadRequest' },
+    '401': { $ref: '#/components/responses/Unauthorized' },
+    '404': { $ref: '#/components/responses/PetNotFound' },
+    '429': { $ref: '#/components/responses/TooManyRequests' },
+    '500': { $ref: '#/components/responses/InternalError' },
+    '503': { $ref: '#/components/responses/ServiceUnavailable' },
+  },
+};
+
+/** The handler the designer then writes (the scenario is about the loop, not about deleting). */
+const DELETE_PET_HANDLER = `import { NotFoundError } from '../errors/not-found-error.js';
+import type { Handler } from '../handler-types.js';
+
+/** DELETE /pets/{petId}: 404 when no animal has this id, else 204. */
+export const deletePet: Handler<'deletePet'> = async ({ path }, { store }) => {
+  if (!(await store.getPet(path.petId))) throw new NotFoundError(\`Pet \${path.petId} not found.\`);
+  return { status: 204 };
+};
+`;

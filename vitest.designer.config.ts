@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+import base from './vitest.config.js';
+
+/** `npm run test:designer`: the designer loop (test/designer/), apart from `npm test` because it takes minutes. */
+export default defineConfig({
+  resolve: base.resolve,
+  test: {
+    include: ['test/designer/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 5 * 60_000,
+  },
+});
