@@ -7,23 +7,40 @@ import { runRedocly } from './redocly.js';
 /** One place where Redocly's `diff` saw a change, as its JSON report gives it. */
 interface RedoclyChange {
   path: string;
+  typeName?: string;
   kind: 'added' | 'removed' | 'modified' | string;
   impact: 'major' | 'minor' | 'patch' | string;
+  property?: string;
   verdicts: { ruleId: string; impact: string; message: string; location?: { pointer?: string; line?: number } }[];
   base?: { line?: number };
   revision?: { line?: number };
 }
 
+/**
+ * How a change is classed, in the order the report lists them: breaking; rated breaking by the
+ * diff but allowed by the contract's own rules; compatible, needing a minor or a patch release.
+ */
+export const CHANGE_CLASSES = ['breaking', 'allowed-by-contract', 'minor', 'patch'] as const;
+export type ChangeClass = (typeof CHANGE_CLASSES)[number];
+
 /** One change a client could notice, rated by the semantic-version bump it needs. */
 export interface ContractChange {
+  class: ChangeClass;
   /** The operation it affects, such as `GET /pets`, or the JSON pointer when it is not in an operation. */
   where: string;
-  /** What changed, in Redocly's words. */
+  /** Redocly's JSON pointer of the change, such as `#/paths/~1pets/get/responses/200`. */
+  pointer: string;
+  /** What changed, in Redocly's words; for a change no rule judged, its kind and place. */
   message: string;
-  /** The Redocly rule that rated it, such as `operation-removed`. */
-  ruleId: string;
+  /**
+   * The Redocly rule that rated it, such as `operation-removed`; null when no rule judged it and
+   * Redocly's default rating applies (an addition outside components is minor, the rest patch).
+   */
+  ruleId: string | null;
   impact: 'major' | 'minor' | 'patch';
-  /** Line in the revision (or, for removals, in the base) where the change is. */
+  /** The document the line is in: the revision, or for removals the base. */
+  file: string;
+  /** Line in `file` where the change is. */
   line?: number;
   side: 'base' | 'revision';
   /** Set when the contract itself declares this kind of change compatible. */
@@ -34,7 +51,9 @@ export interface ContractChange {
 export interface ContractComparison {
   baseVersion: string;
   revisionVersion: string;
-  /** Changes that can break an existing client. */
+  /** Every change the diff found, breaking first, then allowed by the contract, minor and patch. */
+  changes: ContractChange[];
+  /** The changes that can break an existing client (class `breaking`). */
   breaking: ContractChange[];
   /** Changes a diff tool rates breaking but the contract's own rules allow within a major version. */
   allowed: ContractChange[];
@@ -66,31 +85,50 @@ function majorOf(version: unknown, label: string): number {
   return Number(match[1]);
 }
 
+const METHOD = /^(get|put|post|delete|patch|head|options|trace)$/;
+
+/** The decoded segments of a JSON pointer (RFC 6901): `#/paths/~1pets` → `['paths', '/pets']`. */
+const segments = (pointer: string): string[] => pointer.replace(/^#\//, '').split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+
 /** `#/paths/~1pets~1{petId}/get/...` → `GET /pets/{petId}`; other pointers are returned as they are. */
 export function describeLocation(pointer: string): string {
-  const parts = pointer.replace(/^#\//, '').split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
-  const [root, path, method] = parts;
+  const [root, path, method] = segments(pointer);
   if (root !== 'paths' || path === undefined) return pointer;
-  return method && /^(get|put|post|delete|patch|head|options|trace)$/.test(method) ? `${method.toUpperCase()} ${path}` : path;
+  return method && METHOD.test(method) ? `${method.toUpperCase()} ${path}` : path;
 }
 
-function toChanges(change: RedoclyChange): ContractChange[] {
-  const side = change.kind === 'removed' ? 'base' : 'revision';
-  const line = change[side]?.line;
+const asImpact = (impact: string, fallback: ContractChange['impact']): ContractChange['impact'] =>
+  impact === 'major' || impact === 'minor' || impact === 'patch' ? impact : fallback;
+
+/** `#/paths/~1pets/get/responses/200` → `responses/200`: what a pointer names below the place `describeLocation` gives. */
+function belowLocation(pointer: string): string {
+  const parts = segments(pointer);
+  if (parts[0] !== 'paths' || parts[1] === undefined) return '';
+  return parts.slice(METHOD.test(parts[2] ?? '') ? 3 : 2).join('/');
+}
+
+function toChanges(change: RedoclyChange, labels: { base: string; revision: string }): ContractChange[] {
+  const side: ContractChange['side'] = change.kind === 'removed' ? 'base' : 'revision';
   const where = describeLocation(change.path);
-  const impact = (['major', 'minor', 'patch'].includes(change.impact) ? change.impact : 'major') as ContractChange['impact'];
+  const impact = asImpact(change.impact, 'major');
+  const at = (line: number | undefined) => ({ file: labels[side], line: line ?? change[side]?.line, side });
   if (change.verdicts.length === 0) {
-    return [{ where, message: `${change.kind} at ${change.path}`, ruleId: `${change.kind}`, impact, line, side }];
+    const place = belowLocation(change.path);
+    const message = `${change.typeName ?? 'Node'} ${change.kind}${place ? ` at ${place}` : ''}${change.property ? `: ${change.property}` : ''}`;
+    return [{ class: impact === 'major' ? 'breaking' : impact, where, pointer: change.path, message, ruleId: null, impact, ...at(undefined) }];
   }
   return change.verdicts.map((verdict) => {
-    const allowed = ALLOWED_BY_CONTRACT.find((rule) => rule.ruleId === verdict.ruleId && rule.pointer === verdict.location?.pointer);
+    const verdictImpact = asImpact(verdict.impact, impact);
+    const allowed =
+      verdictImpact === 'major' ? ALLOWED_BY_CONTRACT.find((rule) => rule.ruleId === verdict.ruleId && rule.pointer === verdict.location?.pointer) : undefined;
     return {
+      class: verdictImpact !== 'major' ? verdictImpact : allowed ? 'allowed-by-contract' : 'breaking',
       where,
+      pointer: change.path,
       message: verdict.message,
       ruleId: verdict.ruleId,
-      impact: (['major', 'minor', 'patch'].includes(verdict.impact) ? verdict.impact : impact) as ContractChange['impact'],
-      line: verdict.location?.line ?? line,
-      side,
+      impact: verdictImpact,
+      ...at(verdict.location?.line),
       ...(allowed ? { allowedBecause: allowed.because } : {}),
     };
   });
@@ -120,18 +158,19 @@ export async function compareContracts(basePath: string, revisionPath: string, l
     if (run.code !== 0 || !Array.isArray(report.changes)) {
       throw new Error(`redocly diff failed (exit ${run.code}):\n${run.stderr || run.stdout}`);
     }
-    const changes = report.changes.flatMap(toChanges);
-    const breaking = changes.filter((change) => change.impact === 'major' && !change.allowedBecause);
+    const changes = report.changes
+      .flatMap((change) => toChanges(change, labels))
+      .sort((a, b) => CHANGE_CLASSES.indexOf(a.class) - CHANGE_CLASSES.indexOf(b.class));
+    const ofClass = (kind: ChangeClass) => changes.filter((change) => change.class === kind);
+    const breaking = ofClass('breaking');
     const majorRaised = revisionMajor > baseMajor;
     return {
       baseVersion: String(base.info.version),
       revisionVersion: String(revision.info.version),
+      changes,
       breaking,
-      allowed: changes.filter((change) => change.allowedBecause),
-      compatible: {
-        minor: changes.filter((change) => change.impact === 'minor').length,
-        patch: changes.filter((change) => change.impact === 'patch').length,
-      },
+      allowed: ofClass('allowed-by-contract'),
+      compatible: { minor: ofClass('minor').length, patch: ofClass('patch').length },
       majorRaised,
       passes: breaking.length === 0 || majorRaised,
     };

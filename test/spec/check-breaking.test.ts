@@ -81,16 +81,20 @@ describe('compareContracts (Redocly diff with the contract’s rules)', () => {
   });
 
   it.concurrent('passes additive changes: an optional parameter, a new response field, a new operation, a wider range, a new error code', async () => {
-    const result = await compareContracts(basePath, mutated((s) => {
+    const revision = mutated((s) => {
       s.paths['/pets'].get.parameters.push({ name: 'q', in: 'query', required: false, schema: { type: 'string', maxLength: 50 } });
       s.components.schemas.Pet.properties.tag = { type: 'string', maxLength: 30 };
       s.paths['/pets/{petId}'].delete = { ...structuredClone(s.paths['/pets/{petId}'].get), operationId: 'deletePet', deprecated: false };
       s.components.parameters.Limit.schema.maximum = 200;
       s.components.schemas.ErrorCode.enum.push('teapot');
-    }));
+    });
+    const result = await compareContracts(basePath, revision);
     expect(result.breaking).toEqual([]);
     expect(result.compatible.minor).toBeGreaterThanOrEqual(3);
     expect(result.allowed.map((c) => c.message)).toEqual([expect.stringContaining('teapot')]);
+    expect(result.changes).toHaveLength(result.allowed.length + result.compatible.minor + result.compatible.patch);
+    expect(result.changes).toContainEqual(expect.objectContaining({ class: 'allowed-by-contract', ruleId: 'enum-values-added', file: revision }));
+    expect(result.changes).toContainEqual(expect.objectContaining({ class: 'minor', where: 'DELETE /pets/{petId}', message: 'Operation added', ruleId: null }));
     expect(result.passes).toBe(true);
   });
 
@@ -135,6 +139,11 @@ describe('npm run check:breaking (against git revisions)', () => {
     git('commit', '-q', '-m', message);
   };
   const narrowed = () => ORIGINAL.replace(/maximum: 100\n/, 'maximum: 50\n');
+  /** The lines the text report lists under `heading`. */
+  const listed = (stdout: string, heading: string) => {
+    const lines = (stdout.split(`\n${heading}\n`)[1] ?? '').split('\n');
+    return lines.slice(0, lines.findIndex((line) => !line.startsWith('  ')));
+  };
 
   it('explains when there is nothing to compare with, and exits 0', async () => {
     execFileSync('git', ['init', '-q', '-b', 'main', repo]);
@@ -172,6 +181,52 @@ describe('npm run check:breaking (against git revisions)', () => {
     const report = JSON.parse(result.stdout) as { breaking: { ruleId: string }[]; majorRaised: boolean; passes: boolean };
     expect(report.breaking.map((c) => c.ruleId)).toEqual(['schema-constraint-changed']);
     expect(report).toMatchObject({ majorRaised: true, passes: true });
+  });
+
+  it('lists every compatible change with its class, in text and JSON; a removal among them still fails', async () => {
+    const committed = readFileSync(spec, 'utf8');
+    const added = (s: Spec) => {
+      s.components.schemas.Pet.properties.nickname = { type: 'string', maxLength: 30, description: 'What the shop calls it.' };
+      s.paths['/pets/{petId}'].delete = { ...structuredClone(s.paths['/pets/{petId}'].get), operationId: 'deletePet' };
+    };
+    const edit = (mutate: (s: Spec) => void) => {
+      const s = parse(committed) as Spec;
+      mutate(s);
+      writeFileSync(spec, stringify(s));
+    };
+
+    try {
+      edit(added);
+      const text = await check();
+      expect(listed(text.stdout, 'Compatible changes, minor (2):')).toEqual([
+        expect.stringMatching(/^ {2}GET \/pets +Schema added at responses\/200\/content\/application\/json\/schema\/items\/properties\/nickname \[no rule\] +\(openapi\.yaml:\d+\)$/),
+        expect.stringMatching(/^ {2}DELETE \/pets\/\{petId\} +Operation added \[no rule\] +\(openapi\.yaml:\d+\)$/),
+      ]);
+      expect(text.stdout).toMatch(/✔ No breaking change/);
+      expect(text.code).toBe(0);
+
+      const json = await check('--json');
+      const report = JSON.parse(json.stdout) as { changes: Record<string, unknown>[]; compatible: { minor: number; patch: number } };
+      expect(report.changes).toEqual([
+        expect.objectContaining({ class: 'minor', where: 'GET /pets', pointer: expect.stringMatching(/\/properties\/nickname$/), ruleId: null, file: 'openapi.yaml', line: expect.any(Number) }),
+        expect.objectContaining({ class: 'minor', where: 'DELETE /pets/{petId}', message: 'Operation added', ruleId: null, file: 'openapi.yaml', line: expect.any(Number) }),
+      ]);
+      expect(report.compatible).toEqual({ minor: 2, patch: 0 });
+      expect(json.code).toBe(0);
+
+      edit((s) => {
+        added(s);
+        delete s.paths['/pets'].post;
+      });
+      const removed = await check();
+      expect(listed(removed.stdout, 'Breaking changes (1):')).toEqual([expect.stringMatching(/^ {2}POST \/pets +.* \[operation-removed\] +\([0-9a-f]{7}:openapi\.yaml:\d+\)$/)]);
+      expect(listed(removed.stdout, 'Compatible changes, minor (2):')).toEqual([expect.stringMatching(/nickname/), expect.stringMatching(/^ {2}DELETE \/pets\/\{petId\} /)]);
+      expect(removed.code).toBe(1);
+      const removedJson = JSON.parse((await check('--json')).stdout) as { changes: { class: string; ruleId: string | null }[] };
+      expect(removedJson.changes.map((c) => `${c.class} ${c.ruleId}`)).toEqual(['breaking operation-removed', 'minor null', 'minor null']);
+    } finally {
+      writeFileSync(spec, committed);
+    }
   });
 
   it('exits 2 with a clear message for an unknown revision, a revision without the file, or bad usage', async () => {
