@@ -9,10 +9,8 @@ import { issueKey } from '../src/keys/issue-key.js';
 import { memoryCounters, RateLimiter } from '../src/limits/limiter.js';
 import { PLANS, type Limits, type Plan } from '../src/limits/plans.js';
 import { animalsFromExamples } from '../src/sandbox/seed.js';
-import { createApp } from '../src/server/app.js';
-import { createHttpServer } from '../src/server/http-server.js';
 import { LOCAL_ORIGINS } from '../src/server/middleware/cors.js';
-import { anonymousRateLimitHeaders } from '../src/server/middleware/rate-limit.js';
+import { startService, stopOnSignals } from '../src/service.js';
 import { loadSpec } from '../src/spec/load-spec.js';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 
@@ -49,16 +47,21 @@ async function main(): Promise<void> {
   const limiter = new RateLimiter(memoryCounters(), systemClock, { banAfterRefusals: 10, banSeconds: 600 });
   const anonymousLimits = { perMinute: 30, perDay: 1000 };
   // Pages served from any local port (a Vite or webpack dev server) may call it from a browser.
-  const app = createApp({ store, limiter, clock: systemClock, logger: pino({ level: 'warn' }), environment: 'production', anonymousLimits, corsOrigins: LOCAL_ORIGINS });
-  const server = createHttpServer(app, { rateLimitHeadersFor: anonymousRateLimitHeaders(limiter, anonymousLimits), corsOrigins: LOCAL_ORIGINS });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(error.code === 'EADDRINUSE' ? new Error(`Port ${port} is in use; pick another with --port.`) : error),
-    );
-    server.listen(port, '127.0.0.1', () => resolve());
+  const service = await startService({
+    store,
+    limiter,
+    clock: systemClock,
+    logger: pino({ level: 'warn' }),
+    environment: 'production',
+    anonymousLimits,
+    corsOrigins: LOCAL_ORIGINS,
+    port,
+    host: '127.0.0.1',
+    alsoClose: [() => rmSync(dir, { recursive: true, force: true })],
+  }).catch((error: NodeJS.ErrnoException) => {
+    throw error.code === 'EADDRINUSE' ? new Error(`Port ${port} is in use; pick another with --port.`) : error;
   });
-  const address = server.address();
-  const base = `http://localhost:${typeof address === 'object' && address ? address.port : port}/v1`;
+  const base = `${service.origin}/v1`;
   const width = Math.max(...keys.map(([plan]) => plan.length));
   process.stdout.write(
     `Animal Store sandbox at ${base}\n` +
@@ -71,19 +74,7 @@ async function main(): Promise<void> {
       `Docs: ${base.replace(/\/v1$/, '')}/docs    Press Ctrl+C to stop.\n`,
   );
 
-  let stopping = false;
-  const stop = () => {
-    if (stopping) return;
-    stopping = true;
-    server.close(async () => {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-      process.exit(0);
-    });
-    server.closeAllConnections();
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  stopOnSignals(service, () => undefined);
 }
 
 main().catch((error: unknown) => {

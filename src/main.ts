@@ -5,12 +5,11 @@ import { systemClock } from './clock.js';
 import { ConfigError, corsOriginsOf, describeSettings, loadConfig, PACKAGE_ROOT } from './config.js';
 import { issueKey } from './keys/issue-key.js';
 import { memoryCounters, RateLimiter, type LimitCounters } from './limits/limiter.js';
-import { createApp } from './server/app.js';
-import { createHttpServer } from './server/http-server.js';
-import { anonymousRateLimitHeaders, PUBLIC_LIMITS } from './server/middleware/rate-limit.js';
+import { PUBLIC_LIMITS } from './server/middleware/rate-limit.js';
 import { IDEMPOTENCY_TIMING } from './server/middleware/idempotency.js';
 import { NO_METRICS } from './metrics/service-metrics.js';
 import { retryAtStart, StartupError } from './retry-at-start.js';
+import { startService, stopOnSignals } from './service.js';
 import { describeStore, openStore } from './store/open-store.js';
 
 const HELP = `Usage: npm start        (from the TypeScript sources, for development)
@@ -98,7 +97,9 @@ async function main(): Promise<void> {
   }
 
   const anonymousLimits = { perMinute: config.anonymousPerMinute, perDay: config.anonymousPerDay };
-  const app = createApp({
+  let purge: NodeJS.Timeout | undefined;
+  let metricsServer: import('node:http').Server | null = null;
+  const service = await startService({
     store,
     limiter,
     clock: systemClock,
@@ -113,21 +114,13 @@ async function main(): Promise<void> {
     corsOrigins: corsOriginsOf(config),
     metrics,
     checkSpecAtStart: config.nodeEnv !== 'production',
-  });
-
-  const server = createHttpServer(app, {
+    port: config.port,
+    host: config.host,
     timeouts: { headersTimeoutMs: config.headersTimeoutMs, requestTimeoutMs: config.requestTimeoutMs, keepAliveTimeoutMs: config.keepAliveTimeoutMs },
-    rateLimitHeadersFor: anonymousRateLimitHeaders(limiter, anonymousLimits),
-    corsOrigins: corsOriginsOf(config),
-    logger,
+    shutdownTimeoutMs: config.shutdownTimeoutMs,
+    alsoClose: [() => clearInterval(purge), () => metricsServer?.close(), () => redis?.disconnect(), () => logger.info('stopped')],
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  let metricsServer: import('node:http').Server | null = null;
+  const { port } = service;
   if (prometheus) {
     const { createMetricsServer } = await import('./metrics/metrics-server.js');
     const listening = createMetricsServer(prometheus.registry);
@@ -147,7 +140,7 @@ async function main(): Promise<void> {
   if (config.nodeEnv !== 'production') process.stdout.write(`Animal Store API (${config.environment}) at ${base}, ${where}, ${limits}\n`);
 
   // Idempotency-Key records are kept 24 hours, then forgotten.
-  const purge = setInterval(() => {
+  purge = setInterval(() => {
     store
       .purgeIdempotencyKeys(new Date(Date.now() - IDEMPOTENCY_TIMING.retentionMs))
       .then((n) => n > 0 && logger.info({ purged: n }, 'forgot expired Idempotency-Key records'))
@@ -163,36 +156,13 @@ async function main(): Promise<void> {
     );
   }
 
-  let stopping = false;
-  // Responses sent while stopping close their connection, so keep-alive clients let go.
-  server.on('request', (_req, res) => {
-    if (stopping) res.setHeader('Connection', 'close');
-  });
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
-    const sweep = setInterval(() => server.closeIdleConnections(), 100);
-    const force = setTimeout(() => {
-      logger.warn('in-flight requests did not finish in time; closing their connections');
-      server.closeAllConnections();
-    }, config.shutdownTimeoutMs);
-    force.unref();
-    server.close(async () => {
-      clearInterval(sweep);
-      clearInterval(purge);
-      metricsServer?.close();
-      await store.close();
-      redis?.disconnect();
-      logger.info('stopped');
-      process.exit(0);
-    });
-    server.closeIdleConnections();
-  };
   process.off('SIGTERM', stopWhileStarting);
   process.off('SIGINT', stopWhileStarting);
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  stopOnSignals(service, (signal, again) =>
+    again
+      ? logger.warn({ signal }, 'stopping now: closing the connections of in-flight requests')
+      : logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests'),
+  );
 }
 
 /** Resolves when the Redis client becomes ready within `ms`; rejects with its connection error, or its state. */

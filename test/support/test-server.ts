@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import createClient from 'openapi-fetch';
@@ -9,9 +8,9 @@ import { issueKey } from '../../src/keys/issue-key.js';
 import type { KeyEnvironment } from '../../src/keys/key-format.js';
 import { memoryCounters, RateLimiter, type BanPolicy, type LimitCounters } from '../../src/limits/limiter.js';
 import type { Limits, Plan } from '../../src/limits/plans.js';
-import { createApp } from '../../src/server/app.js';
-import { createHttpServer, type HttpTimeouts } from '../../src/server/http-server.js';
-import { anonymousRateLimitHeaders, type PublicLimits } from '../../src/server/middleware/rate-limit.js';
+import type { HttpTimeouts } from '../../src/server/http-server.js';
+import type { PublicLimits } from '../../src/server/middleware/rate-limit.js';
+import { startService } from '../../src/service.js';
 import type { OpenApiDocument } from '../../src/spec/load-spec.js';
 import type { Handlers } from '../../src/server/handler-types.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
@@ -65,7 +64,7 @@ export async function startTestServer(options: TestServerOptions = {}) {
   const environment = options.environment ?? 'production';
   const limiter = new RateLimiter(options.counters ?? memoryCounters(), clock, options.ban ?? { banAfterRefusals: 10, banSeconds: 600 });
   const anonymousLimits = options.anonymousLimits ?? { perMinute: 30, perDay: 1000 };
-  const app = createApp({
+  const service = await startService({
     store,
     limiter,
     clock,
@@ -80,14 +79,12 @@ export async function startTestServer(options: TestServerOptions = {}) {
     publicLimits: options.publicLimits,
     corsOrigins: options.corsOrigins,
     metrics: options.metrics,
-  });
-  const server = createHttpServer(app, {
     timeouts: options.timeouts,
-    rateLimitHeadersFor: anonymousRateLimitHeaders(limiter, anonymousLimits),
-    corsOrigins: options.corsOrigins,
+    port: 0,
+    host: '127.0.0.1',
+    alsoClose: [() => rmSync(dir, { recursive: true, force: true })],
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as AddressInfo;
+  const { port } = service;
   const baseUrl = `http://127.0.0.1:${port}/v1`;
 
   /** Issues a key straight into the store and returns it. */
@@ -107,14 +104,8 @@ export async function startTestServer(options: TestServerOptions = {}) {
     clock: fakeClock,
     newKey,
     client,
-    async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    /** Stops at once: connections of requests in flight are closed, not waited for. */
+    close: () => service.stop({ graceMs: 0 }),
   };
 }
 

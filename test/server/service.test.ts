@@ -1,0 +1,89 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { handlers } from '../../generated/handlers.js';
+import { issueKey } from '../../src/keys/issue-key.js';
+import { memoryCounters, RateLimiter } from '../../src/limits/limiter.js';
+import { startService, type RunningService } from '../../src/service.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { FakeClock } from '../support/fake-clock.js';
+
+/**
+ * startService is how every entry point starts and stops the service (main, the sandbox, the
+ * tests): its stop finishes the requests in flight, refuses new connections, and closes what
+ * the service holds; a second, shorter stop cuts the wait.
+ */
+const dirs: string[] = [];
+afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+/** A service whose GET /pets takes `slowMs`, and a key for it. */
+async function slowService(slowMs: number, closed: string[]): Promise<{ service: RunningService; get: () => Promise<Response>; store: SqliteStore }> {
+  const dir = mkdtempSync(join(tmpdir(), 'animal-store-service-'));
+  dirs.push(dir);
+  const store = SqliteStore.open(join(dir, 'store.db'));
+  const clock = new FakeClock();
+  const { key } = await issueKey(store, { name: 'test', plan: 'pro', environment: 'production' }, new Date(clock.now()));
+  const service = await startService({
+    store,
+    limiter: new RateLimiter(memoryCounters(), clock, { banAfterRefusals: 10, banSeconds: 600 }),
+    clock,
+    logger: pino({ level: 'silent' }),
+    environment: 'production',
+    anonymousLimits: { perMinute: 30, perDay: 1000 },
+    handlers: {
+      ...handlers,
+      listPets: async (input, context) => {
+        await new Promise((resolve) => setTimeout(resolve, slowMs));
+        return handlers.listPets(input, context);
+      },
+    },
+    port: 0,
+    host: '127.0.0.1',
+    shutdownTimeoutMs: 5_000,
+    alsoClose: [() => void closed.push('first'), () => void closed.push('second')],
+  });
+  const get = () => fetch(`${service.origin}/v1/pets`, { headers: { Authorization: `Bearer ${key}` } });
+  return { service, get, store };
+}
+
+describe('startService and its stop', () => {
+  it('finishes a request in flight, refuses new connections, then closes the store and what it was given, in order', async () => {
+    const closed: string[] = [];
+    const { service, get, store } = await slowService(400, closed);
+    expect(service.origin).toBe(`http://localhost:${service.port}`);
+    const inFlight = get();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const stopping = service.stop();
+    await expect(get()).rejects.toThrow();
+    const answered = await inFlight;
+    expect(answered.status).toBe(200);
+    expect(answered.headers.get('connection')).toBe('close');
+    await stopping;
+    expect(closed).toEqual(['first', 'second']);
+    await expect(store.ping()).rejects.toThrow(/not open/);
+    // Stopping again is the same stop.
+    await service.stop();
+    expect(closed).toEqual(['first', 'second']);
+  });
+
+  it('cuts the grace period when stopped again with a shorter one (a second Ctrl+C)', async () => {
+    const closed: string[] = [];
+    const { service, get } = await slowService(60_000, closed);
+    const inFlight = get().then(
+      (response) => `answered ${response.status}`,
+      () => 'connection closed',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const started = Date.now();
+    const stopping = service.stop();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(closed).toEqual([]);
+    await service.stop({ graceMs: 0 });
+    await stopping;
+    expect(await inFlight).toBe('connection closed');
+    expect(Date.now() - started).toBeLessThan(4_000);
+    expect(closed).toEqual(['first', 'second']);
+  });
+});
