@@ -20,9 +20,15 @@ async function remove(server: TestServer, key: string, petId: number): Promise<O
   return { status: response.status, headers: response.headers, text: await response.text() };
 }
 
-const messages = (lines: string[], level: number) =>
-  lines.map((line) => JSON.parse(line) as { level: number; msg: string }).filter((entry) => entry.level === level).map((entry) => entry.msg);
+interface LogEntry {
+  level: number;
+  msg: string;
+  unimplemented?: string[];
+}
 const WARN = 40;
+const warnings = (lines: string[]) => lines.map((line) => JSON.parse(line) as LogEntry).filter((entry) => entry.level === WARN);
+/** The warning at start (other stubs the contract may have meanwhile are named in it too). */
+const startWarning = (lines: string[]) => warnings(lines).find((entry) => entry.unimplemented !== undefined);
 
 describe('an operation the contract gains, while its handler is the stub npm run generate writes', () => {
   const logLines: string[] = [];
@@ -35,9 +41,12 @@ describe('an operation the contract gains, while its handler is the stub npm run
   afterAll(() => server?.close());
 
   it('is named at start, with the file to write', () => {
-    expect(messages(logLines, WARN)).toEqual([
-      `${ADDED.operationId} is not implemented: write src/server/handlers/${ADDED.operationId}.ts (see generated/handlers.ts). Until then each answers 501 not_implemented.`,
-    ]);
+    const warning = startWarning(logLines);
+    expect(warning?.unimplemented).toContain(ADDED.operationId);
+    expect(warning?.msg).toContain(
+      `${ADDED.operationId} is not implemented: write src/server/handlers/${ADDED.operationId}.ts (see generated/handlers.ts)`,
+    );
+    expect(warning?.msg).toMatch(/\. Until then each answers 501 not_implemented\.$/);
   });
 
   it('answers 501 not_implemented, which the contract tests report as the file to write, not as an undeclared status', async () => {
@@ -52,7 +61,7 @@ describe('an operation the contract gains, while its handler is the stub npm run
     expect(notImplementedHint(ADDED.operationId)).toBe(
       `${ADDED.operationId} is not implemented: write src/server/handlers/${ADDED.operationId}.ts (see generated/handlers.ts)`,
     );
-    expect(messages(logLines, WARN)).toContain(notImplementedHint(ADDED.operationId));
+    expect(warnings(logLines).map((entry) => entry.msg)).toContain(notImplementedHint(ADDED.operationId));
   });
 
   it('is still an undeclared status when a written handler answers 501 with another code', () => {
@@ -75,7 +84,7 @@ describe('an operation the contract gains, once its handler is written', () => {
   afterAll(() => server?.close());
 
   it('is not named at start', () => {
-    expect(messages(logLines, WARN)).toEqual([]);
+    expect(startWarning(logLines)?.unimplemented ?? []).not.toContain(ADDED.operationId);
   });
 
   it('answers { status: 204 } with no body and no Content-Type, inside the contract', async () => {
