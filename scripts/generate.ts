@@ -15,12 +15,13 @@ const CLIENT_PACKAGE = '@animal-store/client';
 
 const HELP = `Usage: npm run generate [-- --check] [--spec FILE] [--out DIR] [--client-out DIR] [--handlers DIR]
 
-Writes the TypeScript types (openapi-typescript), the operation table and the handler map
-generated from the contract into generated/, and the types, version and servers the client
-package needs into packages/client/src/generated/; the client package's version follows the
-contract's info.version. Generated files are committed and never edited by hand. For an
-operation without a handler file it writes a stub that answers 501 not_implemented; it never
-overwrites an existing handler.
+Writes the handler map (one handler per operationId) into generated/, and the TypeScript types
+(openapi-typescript), version and servers the client package needs into
+packages/client/src/generated/ (the service takes its types from there); the client package's
+version follows the contract's info.version. Generated files are committed and never edited by
+hand. For an operation without a handler file it writes a stub that answers 501
+not_implemented, named in a warning when the service starts; it never overwrites an existing
+handler.
 
 Options:
   --check        Write nothing; exit 1 and name the stale files when generated/ is not what

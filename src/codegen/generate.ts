@@ -26,17 +26,16 @@ export interface GenerateTargets {
 
 /**
  * The stub `npm run generate` writes for an operation that has no handler file yet: it answers
- * 501 not_implemented until someone writes the handler. Existing files are never overwritten.
+ * 501 not_implemented, and the app names it in a warning at start, until someone writes the
+ * handler. Existing files are never overwritten.
  */
 export function renderHandlerStub(operationId: string, summary: string): string {
   return [
-    "import { NotImplementedError } from '../errors/not-implemented-error.js';",
     "import type { Handler } from '../handler-types.js';",
+    "import { notImplemented } from '../not-implemented.js';",
     '',
-    `/** ${summary || operationId}: not implemented yet. Written by \`npm run generate\`; replace the body. */`,
-    `export const ${operationId}: Handler<'${operationId}'> = async () => {`,
-    `  throw new NotImplementedError('${operationId}');`,
-    '};',
+    `/** ${summary || operationId}: not implemented yet. Written by \`npm run generate\`: replace notImplemented(…) with the handler. */`,
+    `export const ${operationId}: Handler<'${operationId}'> = notImplemented('${operationId}');`,
     '',
   ].join('\n');
 }
@@ -44,8 +43,9 @@ export function renderHandlerStub(operationId: string, summary: string): string 
 /**
  * Renders every generated file from the contract at `specPath`, in memory: the client package's
  * `src/generated/` (the types, the contract's version and servers), which imports nothing of the
- * service, and the service's `generated/` (operation table, handler table); the service takes
- * the types from the client package.
+ * service, and the service's `generated/` (the handler of every operation); the service takes
+ * the types from the client package, and its operation table from the contract at start
+ * (src/spec/operations.ts), so there is no second copy of it to fall out of date.
  */
 export async function renderGenerated(specPath: string, targets: GenerateTargets): Promise<GeneratedFile[]> {
   const doc = loadSpec(specPath);
@@ -58,13 +58,6 @@ export async function renderGenerated(specPath: string, targets: GenerateTargets
     null,
     2,
   );
-  const operations =
-    GENERATED_HEADER +
-    "\nimport type { OperationInfo } from '../src/spec/operations.js';\n\n" +
-    '/** The operations of the contract by operationId: what the server mounts and the tests call. */\n' +
-    `export const operations = ${JSON.stringify(Object.fromEntries(rows.map((r) => [r.operationId, r])), null, 2)} as const satisfies Record<string, OperationInfo>;\n\n` +
-    '/** The operationIds of the contract. */\n' +
-    'export type OperationId = keyof typeof operations;\n';
 
   let handlersImport = relative(targets.outDir, targets.handlersDir).split('\\').join('/');
   if (!handlersImport.startsWith('.')) handlersImport = `./${handlersImport}`;
@@ -83,7 +76,6 @@ export async function renderGenerated(specPath: string, targets: GenerateTargets
     `export const servers = ${serversJson} as const;\n`;
 
   return [
-    { dir: targets.outDir, name: 'operations.ts', text: operations },
     { dir: targets.outDir, name: 'handlers.ts', text: handlersFile },
     { dir: targets.clientDir, name: 'openapi.ts', text: types },
     { dir: targets.clientDir, name: 'contract.ts', text: contract },

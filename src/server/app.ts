@@ -13,6 +13,7 @@ import { basePathOf, listOperations, type OperationInfo } from '../spec/operatio
 import type { Store } from '../store/store.js';
 import { contractDocuments } from './contract-documents.js';
 import { NotFoundError } from './errors/not-found-error.js';
+import { notImplementedHint } from './errors/not-implemented-error.js';
 import type { Handlers } from './handler-types.js';
 import { authenticate, requireKey } from './middleware/authenticate.js';
 import { corsFor } from './middleware/cors.js';
@@ -28,6 +29,7 @@ import { matchOperation } from './middleware/match-operation.js';
 import { routeGuard } from './middleware/route-guard.js';
 import { validate } from './middleware/validate.js';
 import { mountOperations } from './mount-operations.js';
+import { unimplemented } from './not-implemented.js';
 import { pipeline } from './pipeline.js';
 import { PathMatcher } from './routing.js';
 
@@ -78,6 +80,12 @@ export function createApp(deps: AppDependencies): Express {
   const operations = listOperations(doc);
   const basePath = basePathOf(doc);
   const paths = new PathMatcher(operations, basePath);
+  const handlers = deps.handlers ?? generatedHandlers;
+  // Stubs written by `npm run generate` answer 501 until someone writes them: say so at start.
+  const stubbed = unimplemented(operations.map((op) => op.operationId), handlers);
+  if (stubbed.length > 0) {
+    deps.logger.warn({ unimplemented: stubbed }, `${stubbed.map(notImplementedHint).join('; ')}. Until then each answers 501 not_implemented.`);
+  }
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -136,7 +144,7 @@ export function createApp(deps: AppDependencies): Express {
       strictParameters(doc, operations),
       validate(doc, operations, { checkSpec: deps.checkSpecAtStart ?? true }),
       idempotency(operations, deps.store, deps.clock, metrics),
-      mountOperations(operations, deps.handlers ?? generatedHandlers, { store: deps.store, clock: deps.clock, basePath }),
+      mountOperations(operations, handlers, { store: deps.store, clock: deps.clock, basePath }),
     ]),
   );
   app.use((req, _res, next) => next(new NotFoundError(`No route ${req.method} ${req.path}.`)));

@@ -1,8 +1,10 @@
 import type { Logger } from 'pino';
 import type { operations } from '@animal-store/client';
-import type { OperationId } from '../../generated/operations.js';
 import type { Clock } from '../clock.js';
 import type { ApiKeyRecord, IdempotencyScope, Store } from '../store/store.js';
+
+/** The operationIds of the contract, from the types `npm run generate` writes (openapi-typescript). */
+export type OperationId = keyof operations & string;
 
 type Operation<K extends OperationId> = operations[K];
 type OrEmpty<T> = [T] extends [never] ? Record<string, never> : [T] extends [undefined] ? Record<string, never> : NonNullable<T>;
@@ -15,19 +17,30 @@ export interface HandlerInput<K extends OperationId> {
   body: NonNullable<Operation<K>['requestBody']> extends { content: { 'application/json': infer B } } ? B : undefined;
 }
 
-type Responses<K extends OperationId> = Operation<K>['responses'];
-type BodyOf<R> = R extends { content: { 'application/json': infer B } } ? B : undefined;
 /** The headers a response declares, without the index signature openapi-typescript adds. */
 type DeclaredHeaders<R> = R extends { headers: infer H } ? { [N in keyof H as string extends N ? never : N]?: H[N] } : Record<string, never>;
+/**
+ * One response as a handler writes it: a response with a JSON body needs `body`; one without
+ * content (openapi-typescript writes `content?: never`, as for a 204) takes none.
+ */
+type ResponseOf<S, R> = R extends { content: { 'application/json': infer B } }
+  ? { status: S; body: B; headers?: DeclaredHeaders<R> }
+  : { status: S; body?: undefined; headers?: DeclaredHeaders<R> };
+
+/**
+ * What a handler may answer for an operation whose responses (as openapi-typescript writes an
+ * operation's `responses`) are `Rs`: one of the declared statuses, with that status's body and
+ * headers. Anything else does not compile.
+ */
+export type ResultOf<Rs> = { [S in keyof Rs]: ResponseOf<S, Rs[S]> }[keyof Rs];
 
 /**
  * What a handler may answer: one of the statuses its operation declares, with that status's
- * body and headers. Anything else does not compile. (Rate-limit and request-id headers are set
- * by the middleware, not by handlers.)
+ * body (none where the contract declares no content: `return { status: 204 }`) and headers.
+ * Anything else does not compile. (Rate-limit and request-id headers are set by the middleware,
+ * not by handlers.)
  */
-export type HandlerResult<K extends OperationId> = {
-  [S in keyof Responses<K>]: { status: S; body: BodyOf<Responses<K>[S]>; headers?: DeclaredHeaders<Responses<K>[S]> };
-}[keyof Responses<K>];
+export type HandlerResult<K extends OperationId> = ResultOf<Operation<K>['responses']>;
 
 /** Who is calling: the API key the request was authenticated with. */
 export interface Caller {

@@ -1,10 +1,9 @@
 import type { Request, RequestHandler } from 'express';
-import type { OperationId } from '../../generated/operations.js';
 import type { OperationInfo } from '../spec/operations.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { IdempotencyScope, Store } from '../store/store.js';
-import type { Caller, Handler, HandlerContext, HandlerInput, Handlers } from './handler-types.js';
+import type { Caller, Handler, HandlerContext, HandlerInput, Handlers, OperationId } from './handler-types.js';
 import { localsOf, type RequestLocals } from './middleware/locals.js';
 import { perOperation } from './routing.js';
 
@@ -66,7 +65,9 @@ export function mountOperations(
       if (!locals.key) throw new Error(`${op.operationId} reached without an authenticated key`);
       const result = await handler(inputOf(req, op, locals.pathParams), new RequestHandlerContext(context, locals, { key: locals.key }));
       if (result.headers) res.set(result.headers as Record<string, string>);
-      res.status(Number(result.status)).json(result.body);
+      // A response the contract gives no content (a 204) is written without a body.
+      if (result.body === undefined) res.status(Number(result.status)).end();
+      else res.status(Number(result.status)).json(result.body);
     };
   });
 }

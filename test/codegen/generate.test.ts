@@ -2,9 +2,12 @@ import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
 import { apiVersion } from '@animal-store/client';
-import { operations } from '../../generated/operations.js';
 import { GENERATED_HEADER } from '../../src/codegen/generate.js';
+import { loadSpec } from '../../src/spec/load-spec.js';
+import { listOperations } from '../../src/spec/operations.js';
+import { ADDED, withAddedOperation } from '../support/added-operation.js';
 import { bin, ROOT, run } from '../support/run.js';
 
 const workDir = mkdtempSync(join(tmpdir(), 'animal-store-generate-'));
@@ -49,11 +52,12 @@ describe('npm run generate', () => {
     expect(result.stderr).toMatch(/stale: .*package-lock\.json records @animal-store\/client 1\.0\.0/);
   });
 
-  it('writes the types and the operation table, each with the do-not-edit header', async () => {
+  it('writes the types and the handler map, each with the do-not-edit header', async () => {
     const out = join(workDir, 'out');
     const result = await generate('--spec', editedSpec(), '--out', out);
     expect(result.code).toBe(0);
-    expect(readdirSync(out).sort()).toEqual(['handlers.ts', 'operations.ts']);
+    // No operation table: the service lists the operations from the contract it serves.
+    expect(readdirSync(out).sort()).toEqual(['handlers.ts']);
     // The types go to the client package's folder, next to the --out folder by default.
     const clientOut = join(workDir, 'packages', 'client', 'src', 'generated');
     expect(readdirSync(clientOut).sort()).toEqual(['contract.ts', 'openapi.ts']);
@@ -82,26 +86,9 @@ describe('npm run generate', () => {
   });
 
   it('writes a 501 stub for an operation without a handler, and never overwrites a handler', async () => {
-    const spec = join(workDir, 'with-delete.yaml');
-    const text = readFileSync(join(ROOT, 'openapi.yaml'), 'utf8').replace(
-      '  /pets/{petId}:\n    get:\n',
-      [
-        '  /pets/{petId}:',
-        '    delete:',
-        '      operationId: deletePet',
-        '      summary: Remove an animal',
-        '      description: Removes an animal.',
-        '      tags: [Pets]',
-        '      parameters:',
-        "        - $ref: '#/components/parameters/PetId'",
-        '      responses:',
-        "        '204':",
-        '          description: Removed.',
-        '    get:',
-        '',
-      ].join('\n'),
-    );
-    writeFileSync(spec, text);
+    const spec = join(workDir, 'with-added-operation.yaml');
+    writeFileSync(spec, stringify(withAddedOperation()));
+    const id = ADDED.operationId;
     const handlersDir = join(workDir, 'handlers');
     cpSync(join(ROOT, 'src/server/handlers'), handlersDir, { recursive: true });
     const before = readFileSync(join(handlersDir, 'listPets.ts'), 'utf8');
@@ -109,37 +96,30 @@ describe('npm run generate', () => {
 
     const missing = await generate('--check', '--spec', spec, '--out', out, '--handlers', handlersDir);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/no handler file: .*handlers\/deletePet\.ts/);
+    expect(missing.stderr).toMatch(new RegExp(`no handler file: .*handlers/${id}\\.ts`));
 
     const first = await generate('--spec', spec, '--out', out, '--handlers', handlersDir);
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(/created .*deletePet\.ts \(stub answering 501/);
-    const stub = readFileSync(join(handlersDir, 'deletePet.ts'), 'utf8');
-    expect(stub).toContain("export const deletePet: Handler<'deletePet'> = async () => {");
-    expect(stub).toContain("throw new NotImplementedError('deletePet');");
-    expect(readFileSync(join(out, 'handlers.ts'), 'utf8')).toContain('deletePet');
+    expect(first.stdout).toMatch(new RegExp(`created .*handlers/${id}\\.ts \\(stub answering 501`));
+    const stub = readFileSync(join(handlersDir, `${id}.ts`), 'utf8');
+    expect(stub).toContain(`export const ${id}: Handler<'${id}'> = notImplemented('${id}');`);
+    expect(readFileSync(join(out, 'handlers.ts'), 'utf8')).toContain(`import { ${id} } from`);
     expect(readFileSync(join(handlersDir, 'listPets.ts'), 'utf8')).toBe(before);
 
-    writeFileSync(join(handlersDir, 'deletePet.ts'), '// written by hand\n');
+    writeFileSync(join(handlersDir, `${id}.ts`), '// written by hand\n');
     const second = await generate('--spec', spec, '--out', out, '--handlers', handlersDir);
     expect(second.code).toBe(0);
-    expect(second.stdout).not.toContain('deletePet.ts (stub');
-    expect(readFileSync(join(handlersDir, 'deletePet.ts'), 'utf8')).toBe('// written by hand\n');
+    expect(second.stdout).not.toContain(`${id}.ts (stub`);
+    expect(readFileSync(join(handlersDir, `${id}.ts`), 'utf8')).toBe('// written by hand\n');
   });
 
-  it('builds the operation table from the contract', () => {
-    expect(Object.keys(operations)).toEqual(['listPets', 'createPet', 'getPet']);
-    expect(operations.getPet).toMatchObject({
-      method: 'get',
-      path: '/pets/{petId}',
-      expressPath: '/pets/:petId',
-      deprecated: true,
-      deprecatedAt: '2026-01-01T00:00:00Z',
-      sunset: '2030-12-05T00:00:00Z',
-      successor: '/pets',
-    });
-    expect(operations.createPet.headerParameters).toEqual(['Idempotency-Key']);
-    expect(operations.createPet).toMatchObject({ method: 'post', path: '/pets', deprecated: false });
-    expect(apiVersion).toBe('1.0.0');
+  it('maps every operation of the contract to its handler file, and versions the client as the contract', () => {
+    const doc = loadSpec();
+    const ids = listOperations(doc).map((op) => op.operationId);
+    expect(ids.length).toBeGreaterThan(0);
+    const map = readFileSync(join(ROOT, 'generated', 'handlers.ts'), 'utf8');
+    expect([...map.matchAll(/^import \{ (\w+) \} from '\.\.\/src\/server\/handlers\/(\w+)\.js';$/gm)].map((m) => [m[1], m[2]])).toEqual(ids.map((id) => [id, id]));
+    expect(map).toContain(`export const handlers = { ${ids.join(', ')} } satisfies Handlers;`);
+    expect(apiVersion).toBe(doc.info.version);
   });
 });

@@ -83,6 +83,9 @@ function expectConforms(
   expectedStatus: number,
   more: string[] = [],
 ): void {
+  // A handler not written yet is that alone, with the file to write, not a wrong status too.
+  const unimplemented = operationId === null ? null : checker.notImplemented(operationId, observed);
+  if (unimplemented) throw new ContractViolationError(request, observed, [unimplemented]);
   const violations = operationId === null ? checker.checkErrorResponse(observed) : checker.checkResponse(operationId, observed);
   if (observed.status !== expectedStatus) violations.unshift(`expected status ${expectedStatus}, got ${observed.status}`);
   violations.push(...more, ...(observed.reported ?? []));

@@ -1,4 +1,5 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { notImplementedHint } from '../../src/server/errors/not-implemented-error.js';
 import { resolveRef, type OpenApiDocument } from '../../src/spec/load-spec.js';
 
 /** What a client saw: enough of a response to check it against the contract. */
@@ -64,10 +65,16 @@ export class ContractChecker {
     return (validator.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`);
   }
 
-  /** Checks a response of a named operation. */
+  /**
+   * Checks a response of a named operation. The 501 of a handler not written yet (the stub of
+   * `npm run generate`) is reported as just that, with the file to write, not as a status the
+   * contract does not declare.
+   */
   checkResponse(operationId: string, observed: ObservedResponse): string[] {
     const op = this.operations.get(operationId);
     if (!op) return [`operation ${operationId} is not in the contract`];
+    const unimplemented = this.notImplemented(operationId, observed);
+    if (unimplemented) return [unimplemented];
     const declared = Object.keys(op.responses ?? {});
     const raw =
       op.responses?.[String(observed.status)] ??
@@ -80,6 +87,20 @@ export class ContractChecker {
     const violations = [...this.checkHeaders(response, observed), ...this.checkBody(response, observed)];
     if (op.deprecated) violations.push(...this.checkDeprecation(op, observed));
     return violations;
+  }
+
+  /**
+   * What to write when `observed` is the service's `501 not_implemented` for an operation whose
+   * contract does not declare 501 (a handler not written yet), else null.
+   */
+  notImplemented(operationId: string, observed: ObservedResponse): string | null {
+    const responses = this.operations.get(operationId)?.responses ?? {};
+    if (observed.status !== 501 || ['501', '5XX', 'default'].some((status) => status in responses)) return null;
+    try {
+      return (JSON.parse(observed.text) as { code?: unknown }).code === 'not_implemented' ? notImplementedHint(operationId) : null;
+    } catch {
+      return null;
+    }
   }
 
   /**

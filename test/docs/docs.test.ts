@@ -27,7 +27,7 @@ describe('npm run docs', () => {
     expect(html).not.toMatch(/@import\s+url\(["']?(https?:)?\/\//i);
   });
 
-  it.skipIf(!browserTestsEnabled)('shows the three operations, the plans and getPet deprecated when opened offline', async () => {
+  it.skipIf(!browserTestsEnabled)('shows every operation of the contract, the plans and getPet deprecated when opened offline', async () => {
     const browser = await launchChromium();
     try {
       const blocked = await checkReferencePage(browser, pathToFileURL(output).href, 'file:', 'docs-static.png');

@@ -1,7 +1,8 @@
 // Type-level tests, checked by `npm run check` (tsc). Each @ts-expect-error proves that the line
 // after it does not compile; if it ever compiled, tsc would fail on the unused directive.
+import type { components } from '@animal-store/client';
 import { handlers } from '../../generated/handlers.js';
-import type { Handler, Handlers } from '../../src/server/handler-types.js';
+import type { Handler, Handlers, ResultOf } from '../../src/server/handler-types.js';
 
 const pet = { id: 1, name: 'Rex', categoryId: 3, status: 'available' as const };
 
@@ -40,3 +41,19 @@ export const noSuchQuery: Handler<'listPets'> = async ({ query }) => {
 // An operation without a handler.
 // @ts-expect-error getPet is missing
 export const incomplete: Handlers = { listPets: handlers.listPets, createPet: handlers.createPet };
+
+// A response without content, written as openapi-typescript writes a `'204'` with headers and no
+// content (no operation of the contract has one yet): `{ status: 204 }`, no body to write.
+type RemovalResponses = {
+  204: { headers: { 'X-Request-Id': components['headers']['X-Request-Id']; [name: string]: unknown }; content?: never };
+  404: components['responses']['PetNotFound'];
+};
+export const noContent: ResultOf<RemovalResponses> = { status: 204 };
+export const noContentWithHeader: ResultOf<RemovalResponses> = { status: 204, headers: { 'X-Request-Id': 'abc' } };
+export const notFound: ResultOf<RemovalResponses> = { status: 404, body: { code: 'not_found', message: 'Pet 1 not found.', status: 404 } };
+// @ts-expect-error a 204 has no body
+export const bodyOnNoContent: ResultOf<RemovalResponses> = { status: 204, body: pet };
+// @ts-expect-error the 204 declares no Location header
+export const headerOnNoContent: ResultOf<RemovalResponses> = { status: 204, headers: { Location: '/v1/pets/1' } };
+// @ts-expect-error a 404 has the Error body
+export const noBodyOnNotFound: ResultOf<RemovalResponses> = { status: 404 };

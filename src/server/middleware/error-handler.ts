@@ -3,6 +3,7 @@ import { ApiError, type ErrorDetail } from '../errors/api-error.js';
 import { InvalidRequestError } from '../errors/invalid-request-error.js';
 import { MethodNotAllowedError } from '../errors/method-not-allowed-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
+import { NotImplementedError } from '../errors/not-implemented-error.js';
 import { PayloadTooLargeError } from '../errors/payload-too-large-error.js';
 import { ServiceUnavailableError } from '../errors/service-unavailable-error.js';
 import { UnsupportedMediaTypeError } from '../errors/unsupported-media-type-error.js';
@@ -100,6 +101,8 @@ export function errorHandler(paths: PathMatcher, bodyLimitBytes: number, metrics
       new ApiError(500, 'internal_error', 'An internal error occurred; quote the X-Request-Id when reporting it.');
     const log = localsOf(res).log;
     if (apiError.status === 503) log?.warn({ err: error }, 'dependency unavailable');
+    // A handler not written yet: what to do, not a failure to investigate.
+    else if (apiError instanceof NotImplementedError) log?.warn(apiError.hint);
     else if (apiError.status >= 500) log?.error({ err: error }, 'request failed');
     res.status(apiError.status).set(apiError.headers);
     // Answered before the body was read: Node discards the rest of a body it has not read, which
