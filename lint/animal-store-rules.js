@@ -4,6 +4,7 @@
  */
 
 import { checkRegex, describeUnsafe } from './regex-safety.js';
+import { requestSchemaProblems } from './schema-keywords.js';
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
@@ -85,6 +86,23 @@ function PatternIsLinear() {
   };
 }
 
+/**
+ * The property tests generate every request from the contract's schemas
+ * (test/property/schema-arbitraries.ts): a keyword or format in a request's schema that the
+ * generator cannot honour is refused here, at its line and with its JSON pointer, instead of in a
+ * crashing test. The list of what it can honour is one, in schema-keywords.js.
+ */
+function SchemaKeywordSupported() {
+  return {
+    Root(root, ctx) {
+      for (const { path, message } of requestSchemaProblems(root)) {
+        const location = ctx.location.child(path);
+        ctx.report({ message: `${message} At ${location.pointer}.`, location: location.key() });
+      }
+    },
+  };
+}
+
 export default function animalStoreRules() {
   return {
     id: 'animal-store',
@@ -93,6 +111,7 @@ export default function animalStoreRules() {
         'deprecated-operation-has-sunset': DeprecatedOperationHasSunset,
         'error-response-by-reference': ErrorResponseByReference,
         'pattern-is-linear': PatternIsLinear,
+        'schema-keyword-supported': SchemaKeywordSupported,
       },
     },
   };

@@ -6,12 +6,17 @@ import { startTestServer, type TestServer } from '../support/test-server.js';
 import { requestArbitraries } from './arbitraries-from-spec.js';
 import { propertyHarness, UNLIMITED } from './harness.js';
 
-/** A copy of the contract with a new field (sent and returned) and a new query parameter, as a designer would add them. */
+/** Issue 16's example: labels, each at most once, at most ten. */
+const TAGS = { type: 'array', items: { type: 'string', minLength: 1, maxLength: 30 }, uniqueItems: true, maxItems: 10 };
+
+/** A copy of the contract with new fields (sent and returned) and a new query parameter, as a designer would add them. */
 function contractWithNewFields(): OpenApiDocument {
   const doc = structuredClone(loadSpec());
   const schemas = doc.components!.schemas as Record<string, { properties: Record<string, unknown> }>;
   schemas.NewPet!.properties.nickname = { type: 'string', minLength: 2, maxLength: 5, pattern: '^[a-z]+$' };
   schemas.Pet!.properties.nickname = schemas.NewPet!.properties.nickname;
+  schemas.NewPet!.properties.tags = structuredClone(TAGS);
+  schemas.Pet!.properties.tags = structuredClone(TAGS);
   const listPets = doc.paths['/pets']!.get as { parameters: unknown[] };
   listPets.parameters.push({ name: 'colour', in: 'query', required: false, schema: { type: 'string', enum: ['red', 'blue'] } });
   return doc;
@@ -42,6 +47,9 @@ describe('arbitraries from the contract', () => {
     expect(createPet.mutationLabels).toEqual(
       expect.arrayContaining(['body.nickname wrong-type', 'body.nickname too-short', 'body.nickname too-long', 'body.nickname bad-pattern']),
     );
+    expect(createPet.mutationLabels).toEqual(
+      expect.arrayContaining(['body.tags wrong-type', 'body.tags too-many-items', 'body.tags duplicate-items', 'body.tags.0 too-short', 'body.tags.0 too-long']),
+    );
     expect(arbitraries.get('listPets')!.mutationLabels).toEqual(expect.arrayContaining(['query.colour bad-enum', 'query.colour repeated']));
     const nicknames = fc.sample(createPet.valid, { numRuns: 200, seed: 3 }).map((r) => (JSON.parse(r.body!.text) as { nickname?: string }).nickname);
     expect(nicknames.some((n) => n !== undefined)).toBe(true);
@@ -50,10 +58,25 @@ describe('arbitraries from the contract', () => {
     expect(colours.length).toBeGreaterThan(0);
   });
 
+  // Issue 16: uniqueItems crashed the generator ("schema keyword "uniqueItems" is not supported").
+  it('generate the tags of issue 16: bodies ajv accepts, and every way of breaking tags refused by ajv', () => {
+    const doc = contractWithNewFields();
+    const checker = new ContractChecker(doc);
+    const createPet = requestArbitraries(doc).get('createPet')!;
+    const bodies = fc.sample(createPet.valid, { numRuns: 300, seed: 16 }).map((r) => JSON.parse(r.body!.text) as { tags?: string[] });
+    for (const body of bodies) expect(checker.validate(NEW_PET, body), JSON.stringify(body)).toEqual([]);
+    expect(bodies.some((b) => (b.tags?.length ?? 0) > 1)).toBe(true);
+    const broken = fc.sample(createPet.invalid, { numRuns: 3000, seed: 16 }).filter((r) => r.mutation!.field.startsWith('body.tags'));
+    expect(new Set(broken.map((r) => r.mutation!.kind))).toEqual(new Set(['wrong-type', 'too-many-items', 'duplicate-items', 'too-short', 'too-long']));
+    for (const request of broken) {
+      expect(checker.validate(NEW_PET, JSON.parse(request.body!.text)), `${request.mutation!.kind} ${request.body!.text}`).not.toEqual([]);
+    }
+  });
+
   it('refuse, loudly, a schema keyword they do not understand', () => {
     const doc = contractWithNewFields();
-    (doc.components!.schemas as Record<string, Record<string, unknown>>).PetName!.oneOf = [{ type: 'string' }];
-    expect(() => fc.sample(requestArbitraries(doc).get('createPet')!.valid, 1)).toThrow(/keyword "oneOf" is not supported/);
+    (doc.components!.schemas as Record<string, Record<string, unknown>>).PetName!.contains = { type: 'string' };
+    expect(() => fc.sample(requestArbitraries(doc).get('createPet')!.valid, 1)).toThrow(/keyword "contains" is not supported/);
   });
 });
 
@@ -71,6 +94,7 @@ describe('a server on a contract with new fields', () => {
     const nicknameMutations = invalid.filter((r) => r.mutation!.field === 'body.nickname');
     await harness.check(valid, 150);
     await harness.check(nicknameMutations, 150);
+    await harness.check(invalid.filter((r) => r.mutation!.field.startsWith('body.tags')), 150);
     await harness.check(harness.arbitraries.get('listPets')!.invalid.filter((r) => r.mutation!.field === 'query.colour'), 100);
   }, 60_000);
 });

@@ -126,7 +126,8 @@ function operationArbitraries(doc: OpenApiDocument, schemas: SchemaArbitraries, 
 
   // Valid values of each parameter, typed (for the typed client) and as written on the wire.
   const validParameter = (p: ParameterObject): fc.Arbitrary<unknown> => {
-    const fromSchema = schemas.valid(p.schema).filter((v) => reachesServer(p, String(v)));
+    // A parameter is null by being absent: `type: [integer, 'null']` sends integers or nothing.
+    const fromSchema = schemas.valid(p.schema).filter((v) => v !== null && reachesServer(p, String(v)));
     const override = overrides[`${p.in}.${p.name}`];
     return override ? override(fromSchema) : fromSchema;
   };
@@ -304,10 +305,12 @@ function invalidWireValues(schemas: SchemaArbitraries, p: ParameterObject, schem
       )
       .filter((s) => !DECIMAL.test(s) && !AMBIGUOUS_INTEGER.test(s));
     families.push({ label: `${field} wrong-type`, arb: onWire(notInteger.map((value) => ({ value, kind: 'wrong-type' as const, field }))) });
-    // Out of range: the breakages whose values are integers (the others are the wrong type, above).
+    // Out of range or off the multiple: the breakages whose values are integers (the others are
+    // the wrong type, above).
     for (const b of schemas.invalid(schema, field).filter((f) => f.label.endsWith('-minimum') || f.label.endsWith('-maximum'))) {
       families.push({ label: b.label, arb: onWire(b.arb).filter((x) => !inRange(String(x.value))) });
     }
+    families.push(...schemas.invalid(schema, field).filter((f) => f.label.endsWith(' not-a-multiple')).map((b) => ({ label: b.label, arb: onWire(b.arb) })));
     return families;
   }
   // On the wire every value is a string: the string-valued breakages remain.
