@@ -5,6 +5,7 @@
 
 import { checkRegex, describeUnsafe } from './regex-safety.js';
 import { requestSchemaProblems } from './schema-keywords.js';
+import { exampleHeaders, namedExamples, operationInputs, responseProblems, unfitFields } from './response-examples.js';
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
@@ -30,6 +31,29 @@ function DeprecatedOperationHasSunset() {
       }
       if (typeof operation['x-successor'] !== 'string' || !operation['x-successor'].startsWith('/')) {
         report('A deprecated operation must name the path that replaces it in x-successor (e.g. /pets).');
+      }
+    },
+  };
+}
+
+/**
+ * Only a deprecated operation's responses declare `Deprecation` and `Sunset`: the headers come
+ * from the operation's own x-deprecated-at and x-sunset, so a response that declares them is the
+ * deprecated operation's alone (getPet's GetPetNotFound), never one a new operation reuses.
+ */
+function DeprecationHeadersOnlyWhenDeprecated() {
+  return {
+    Operation(operation, ctx) {
+      if (operation.deprecated === true) return;
+      for (const [status, raw] of Object.entries(operation.responses ?? {})) {
+        const headers = Object.keys(ctx.resolve(raw).node?.headers ?? {});
+        const declared = headers.filter((h) => ['deprecation', 'sunset'].includes(h.toLowerCase()));
+        if (declared.length === 0) continue;
+        const name = typeof raw?.$ref === 'string' ? ` (${raw.$ref.split('/').pop()})` : '';
+        ctx.report({
+          message: `${operation.operationId ?? 'This operation'} is not deprecated, but its ${status} response${name} declares ${declared.join(' and ')}: use a response without the deprecation headers.`,
+          location: ctx.location.child(['responses', status]),
+        });
       }
     },
   };
@@ -103,15 +127,82 @@ function SchemaKeywordSupported() {
   };
 }
 
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/**
+ * Every example the mock can send agrees with itself and with its operation (the checks are in
+ * response-examples.js): each example of each response of each operation, with the headers it
+ * goes with, passes responseProblems; an example's `x-headers` name headers its response
+ * declares; and an operation that declares 400 has a 400 example naming only inputs it has,
+ * which is the one the mock answers `Prefer: code=400` with.
+ */
+function ResponseExamplesConsistent() {
+  const reported = new Set();
+  return {
+    PathItem(pathItem, ctx) {
+      const report = (message, location) => {
+        const key = `${location.source.absoluteRef}${location.pointer} ${message}`;
+        if (reported.has(key)) return;
+        reported.add(key);
+        ctx.report({ message, location });
+      };
+      // A $ref'd node is reported where it is written; an inline one under its parent.
+      const follow = (node, inlineLocation) => {
+        const resolved = ctx.resolve(node);
+        return { node: resolved.node, location: node && typeof node === 'object' && '$ref' in node ? resolved.location : inlineLocation };
+      };
+      const resolve = (node) => ctx.resolve(node).node;
+      for (const method of METHODS) {
+        const operation = pathItem[method];
+        if (!operation || typeof operation !== 'object') continue;
+        const name = operation.operationId ?? `${method.toUpperCase()} ${ctx.key}`;
+        const inputs = operationInputs(pathItem, operation, resolve);
+        const operationLocation = ctx.location.child([method]);
+        for (const [code, raw] of Object.entries(operation.responses ?? {})) {
+          const status = Number(code);
+          if (!Number.isInteger(status)) continue;
+          const { node: response, location } = follow(raw, operationLocation.child(['responses', code]));
+          if (!response || typeof response !== 'object' || !location) continue;
+          const examples = namedExamples(response, resolve);
+          const rawExamples = response.content?.['application/json']?.examples ?? {};
+          if (examples.length === 0) {
+            for (const problem of responseProblems({ status, headers: exampleHeaders(response, undefined, resolve), body: undefined })) {
+              report(`${status} response: ${problem}.`, location);
+            }
+          }
+          const fitting = [];
+          for (const [exampleName, example] of examples) {
+            const exampleAt = follow(rawExamples[exampleName], location.child(['content', 'application/json', 'examples', exampleName])).location ?? location;
+            for (const header of Object.keys(example?.['x-headers'] ?? {})) {
+              if (!Object.keys(response.headers ?? {}).some((h) => h.toLowerCase() === header.toLowerCase())) {
+                report(`${exampleName}: x-headers gives ${header}, which the ${status} response does not declare.`, exampleAt.child(['x-headers', header]));
+              }
+            }
+            const observed = { status, headers: exampleHeaders(response, example, resolve), body: example?.value };
+            for (const problem of responseProblems(observed)) report(`${exampleName} (${status}): ${problem}.`, exampleAt);
+            if (unfitFields(example?.value, inputs).length === 0) fitting.push(exampleName);
+          }
+          if (status === 400 && examples.length > 0 && fitting.length === 0) {
+            const named = examples.map(([exampleName, example]) => `${exampleName} (${unfitFields(example?.value, inputs).join(', ')})`);
+            report(`${name} declares 400 but none of its examples names only inputs ${name} has: ${named.join('; ')}. Add an example the mock can answer Prefer: code=400 with.`, operationLocation.child(['responses', code]));
+          }
+        }
+      }
+    },
+  };
+}
+
 export default function animalStoreRules() {
   return {
     id: 'animal-store',
     rules: {
       oas3: {
         'deprecated-operation-has-sunset': DeprecatedOperationHasSunset,
+        'deprecation-headers-only-when-deprecated': DeprecationHeadersOnlyWhenDeprecated,
         'error-response-by-reference': ErrorResponseByReference,
         'pattern-is-linear': PatternIsLinear,
         'schema-keyword-supported': SchemaKeywordSupported,
+        'response-examples-consistent': ResponseExamplesConsistent,
       },
     },
   };

@@ -6,7 +6,9 @@ const HELP = `Usage: npm run mock [-- --dynamic] [--port N] [--host ADDR]
 
 Serves openapi.yaml with Prism, under the same /v1 base path as the real server. Responses are
 the contract's named examples; the Authorization header must be present (any bearer token is
-accepted). Pick a response with the Prefer header:
+accepted). Pick a response with the Prefer header; without an example named, the mock sends the
+first example that fits the operation (a 400 of GET /pets names a query parameter), with the
+headers that example goes with (a 429 says X-RateLimit-Remaining: 0 and its own Retry-After):
 
   curl -H 'Authorization: Bearer any' -H 'Prefer: code=429' http://127.0.0.1:4010/v1/pets
   curl -H 'Authorization: Bearer any' -H 'Prefer: example=KeyTemporarilyBannedExample, code=429' ...
@@ -28,7 +30,6 @@ async function main(): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     failUsage(HELP, `--port must be a whole number from 0 to 65535, got "${values.port}"`);
   }
-  process.stdout.write(`Starting Prism on openapi.yaml${values.dynamic ? ' (dynamic responses)' : ''}…\n`);
   const mock = await startMockServer({
     port,
     host: values.host,
@@ -36,7 +37,7 @@ async function main(): Promise<void> {
     log: (line) => process.stdout.write(`${line}\n`),
   });
   process.stdout.write(
-    `Mock Animal Store API at ${mock.url}\n` +
+    `Mock Animal Store API at ${mock.url}${values.dynamic ? ' (bodies generated from the schemas)' : ''}\n` +
       `  curl -H 'Authorization: Bearer any' ${mock.url}/pets\n` +
       `  curl -H 'Authorization: Bearer any' -H 'Prefer: code=429' ${mock.url}/pets\n` +
       'Press Ctrl+C to stop.\n',

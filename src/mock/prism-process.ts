@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { request as httpRequest } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { connect, createServer as createNetServer, type AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { SPEC_PATH } from '../spec/load-spec.js';
 
@@ -13,7 +12,7 @@ export interface PrismProcess {
 
 /** Options of {@link startPrism}. */
 export interface PrismOptions {
-  /** Where Prism's own log lines go; `null` or absent drops them. */
+  /** Where Prism's request log goes (its start-up lines are not passed on); `null` or absent drops it. */
   log?: ((line: string) => void) | null;
   /** How long to wait for Prism to start, in milliseconds. @default 30000 */
   startTimeoutMs?: number;
@@ -31,6 +30,10 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
   });
 }
 
+/**
+ * Waits until Prism accepts TCP connections on `port`. A connection, not an HTTP request: a
+ * request would be answered and logged by Prism as an error (no path of the contract is `/`).
+ */
 async function waitForPrism(child: ChildProcess, port: number, timeoutMs: number, output: () => string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -38,16 +41,17 @@ async function waitForPrism(child: ChildProcess, port: number, timeoutMs: number
       throw new Error(`Prism exited with code ${child.exitCode} before it was ready:\n${output()}`);
     }
     const up = await new Promise<boolean>((done) => {
-      const req = httpRequest({ host: '127.0.0.1', port, path: '/', method: 'HEAD', timeout: 500 }, (res) => {
-        res.resume();
+      const socket = connect({ host: '127.0.0.1', port });
+      socket.setTimeout(500);
+      socket.once('connect', () => {
+        socket.destroy();
         done(true);
       });
-      req.on('error', () => done(false));
-      req.on('timeout', () => {
-        req.destroy();
+      socket.once('error', () => done(false));
+      socket.once('timeout', () => {
+        socket.destroy();
         done(false);
       });
-      req.end();
     });
     if (up) return;
     await new Promise((r) => setTimeout(r, 100));
@@ -64,10 +68,15 @@ export async function startPrism(args: string[], options: PrismOptions = {}): Pr
   const prismBin = join(dirname(SPEC_PATH), 'node_modules', '.bin', 'prism');
   const child = spawn(prismBin, [...args, '--host', '127.0.0.1', '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
   let recent = '';
+  // Prism's start-up lines (its `[CLI]` ones, which may come after it accepts connections) name
+  // its own port, which is nobody's business but the proxy's: they are kept for the error
+  // message should Prism fail to start, and only its request log is passed on.
+  let ready = false;
   const onOutput = (chunk: Buffer) => {
     const text = chunk.toString();
     recent = (recent + text).slice(-4000);
-    if (options.log) for (const line of text.split('\n')) if (line.trim()) options.log(line);
+    if (!options.log || !ready) return;
+    for (const line of text.split('\n')) if (line.trim() && !line.includes('[CLI]')) options.log(line);
   };
   child.stdout?.on('data', onOutput);
   child.stderr?.on('data', onOutput);
@@ -79,6 +88,7 @@ export async function startPrism(args: string[], options: PrismOptions = {}): Pr
     });
   try {
     await waitForPrism(child, port, options.startTimeoutMs ?? 30_000, () => recent);
+    ready = true;
   } catch (error) {
     await stop();
     throw error;

@@ -28,18 +28,33 @@ const CODE_BY_STATUS: Record<number, string> = {
 };
 
 /**
- * Where an offending field is, as `body.name` / `query.limit` / `path.petId` / `header.x`.
- * Prism lower-cases parameter names; `names` maps them back to the contract's spelling.
+ * Where an offending field is, as the server names it: `body.name` / `query.limit` /
+ * `path.petId` / `header.idempotency-key`. Prism lower-cases parameter names; `names` maps query
+ * and path ones back to the contract's spelling, while header names stay in lower case, as Node
+ * gives them to the server.
  */
 function fieldOf(violation: PrismViolation, names: ReadonlyMap<string, string>): string {
   const location = (violation.location ?? []).slice(1).map(String);
   if (location[0] === 'body' && location.length === 1) {
     const named = /(?:required property|found) '([^']+)'/.exec(violation.message ?? '');
     if (named?.[1]) location.push(named[1]);
-  } else if (location.length === 2 && location[0] !== 'body') {
+  } else if (location.length === 2 && location[0] !== 'body' && location[0] !== 'header') {
     location[1] = names.get(location[1]!.toLowerCase()) ?? location[1]!;
   }
   return location.join('.') || 'request';
+}
+
+/**
+ * What is wrong with the field, in the server's words (the validator's, without the field):
+ * Prism's "Request query parameter limit must be <= 100" is the server's "must be <= 100", and
+ * "Request body must NOT have additional properties; found 'id'" (a detail naming body.id) is
+ * "must NOT have additional properties".
+ */
+function serverWording(message: string): string {
+  return message
+    .replace(/^Request (?:query|path|header|cookie) parameter \S+ /, '')
+    .replace(/^Request body (?:property \S+ )?/, '')
+    .replace(/; found '[^']*'$/, '');
 }
 
 /** Drops the `sl-violations` entries about one response header that the proxy has mended. */
@@ -78,7 +93,7 @@ export function prismViolationsToError(
     code: 'invalid_request',
     message: 'The request is invalid; see details.',
     status: 400,
-    details: request.map((v) => ({ field: fieldOf(v, names), message: v.message ?? 'is invalid' })),
+    details: request.map((v) => ({ field: fieldOf(v, names), message: serverWording(v.message ?? 'is invalid') })),
   };
 }
 

@@ -68,6 +68,21 @@ export function listOperations(doc: OpenApiDocument): OperationInfo[] {
   return operations;
 }
 
+/**
+ * The headers every response of a deprecated operation carries, from the operation's own
+ * `x-deprecated-at`, `x-sunset` and `x-successor`; null for an operation that is not deprecated
+ * (or lacks one of them, which lint refuses). The server and the mock both send these.
+ * @see RFC 9745 (Deprecation), RFC 8594 (Sunset), RFC 8288 (Link)
+ */
+export function deprecationHeaders(op: OperationInfo, basePath: string): { Deprecation: string; Sunset: string; Link: string } | null {
+  if (!op.deprecated || !op.sunset || !op.deprecatedAt || !op.successor) return null;
+  return {
+    Deprecation: `@${Math.floor(Date.parse(op.deprecatedAt) / 1000)}`,
+    Sunset: new Date(Date.parse(op.sunset)).toUTCString(),
+    Link: `<${basePath}${op.successor}>; rel="successor-version"`,
+  };
+}
+
 /** The version segment every path sits under, from the first server URL (`/v1`). */
 export function basePathOf(doc: OpenApiDocument): string {
   const url = doc.servers?.[0]?.url;

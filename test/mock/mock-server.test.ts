@@ -1,33 +1,37 @@
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../bench/processes.js';
+import { responseProblems, type ExampleObject } from '../../lint/response-examples.js';
 import { startMockServer, type MockServer } from '../../src/mock/mock-server.js';
 import { loadSpec, resolveRef } from '../../src/spec/load-spec.js';
-import { listOperations } from '../../src/spec/operations.js';
+import { basePathOf, deprecationHeaders, listOperations, type OperationInfo } from '../../src/spec/operations.js';
 import { ContractChecker } from '../contract/conformance.js';
+import { exampleRequest } from '../support/example-requests.js';
 import { bin, ROOT, run } from '../support/run.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
 
 const doc = loadSpec();
 const checker = new ContractChecker(doc);
+const operations = listOperations(doc);
 const AUTH = { Authorization: 'Bearer as_prod_mock' };
 
-/** A request each operation accepts as valid, so the mock answers with the status asked for. */
-const validRequest: Record<string, { path: string; init: RequestInit }> = {
-  listPets: { path: '/pets?limit=5', init: {} },
-  createPet: {
-    path: '/pets',
-    init: { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'Rex', categoryId: 3 }) },
-  },
-  getPet: { path: '/pets/42', init: {} },
-};
+interface ResponseObject {
+  content?: Record<string, { examples?: Record<string, unknown> }>;
+}
 
-/** Every (operation, status, example name) the contract declares. */
-const declared = listOperations(doc).flatMap((op) => {
-  const responses = (doc.paths[op.path]?.[op.method] as { responses: Record<string, unknown> }).responses;
-  return Object.entries(responses).flatMap(([status, raw]) => {
-    const response = resolveRef<{ content?: Record<string, { examples?: Record<string, unknown> }> }>(doc, raw);
-    const examples = Object.keys(response.content?.['application/json']?.examples ?? {});
-    return examples.map((example) => ({ operationId: op.operationId, status: Number(status), example }));
-  });
-});
+const responsesOf = (op: OperationInfo) => (doc.paths[op.path]?.[op.method] as { responses: Record<string, unknown> }).responses;
+
+/**
+ * Every (operation, status, example name) the contract declares; a response without a body
+ * (a 204) is one entry with no example.
+ */
+const declared = operations.flatMap((op) =>
+  Object.entries(responsesOf(op)).flatMap(([status, raw]) => {
+    const response = resolveRef<ResponseObject>(doc, raw);
+    const examples: (string | null)[] = response.content ? Object.keys(response.content['application/json']?.examples ?? {}) : [null];
+    return examples.map((example) => ({ operationId: op.operationId, op, status: Number(status), example, label: example ?? 'no body' }));
+  }),
+);
 
 let mock: MockServer;
 beforeAll(async () => {
@@ -35,28 +39,48 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => mock?.close());
 
-async function call(operationId: string, headers: Record<string, string>) {
-  const { path, init } = validRequest[operationId]!;
-  const response = await fetch(`${mock.url}${path}`, { ...init, headers: { ...AUTH, ...(init.headers as object), ...headers } });
+/** Sends `op`'s example request (exampleRequest) to the mock with `headers` added. */
+async function call(op: OperationInfo, headers: Record<string, string>) {
+  const { path, init } = exampleRequest(doc, op);
+  const response = await fetch(`${mock.url}${path}`, { ...init, headers: { ...AUTH, ...init.headers, ...headers } });
   return { status: response.status, headers: response.headers, text: await response.text() };
 }
 
 describe('npm run mock', () => {
-  it('declares a named example for every response of every operation', () => {
-    for (const op of listOperations(doc)) {
-      const statuses = Object.keys((doc.paths[op.path]?.[op.method] as { responses: object }).responses);
-      for (const status of statuses) {
+  it('declares a named example for every response with a body', () => {
+    for (const op of operations) {
+      for (const [status, raw] of Object.entries(responsesOf(op))) {
+        if (!resolveRef<ResponseObject>(doc, raw).content) continue;
         expect(declared.some((d) => d.operationId === op.operationId && d.status === Number(status)), `${op.operationId} ${status}`).toBe(true);
       }
     }
   });
 
-  it.each(declared)('answers $operationId with $status ($example) when asked with Prefer', async ({ operationId, status, example }) => {
-    const observed = await call(operationId, { Prefer: `code=${status}, example=${example}` });
+  it.each(declared)('answers $operationId with $status ($label) when asked with Prefer', async ({ op, status, example }) => {
+    const observed = await call(op, { Prefer: example ? `code=${status}, example=${example}` : `code=${status}` });
     expect(observed.status).toBe(status);
-    expect(checker.checkResponse(operationId, observed)).toEqual([]);
-    const value = resolveRef<{ value: unknown }>(doc, doc.components?.examples?.[example]).value;
-    expect(JSON.parse(observed.text)).toEqual(value);
+    expect(checker.checkResponse(op.operationId, observed)).toEqual([]);
+    const value = example ? resolveRef<ExampleObject>(doc, doc.components?.examples?.[example]) : undefined;
+    if (value) expect(JSON.parse(observed.text)).toEqual(value.value);
+    else expect(observed.text).toBe('');
+    // The headers the example goes with, and what the lint rule asks of them.
+    for (const [name, sent] of Object.entries(value?.['x-headers'] ?? {})) expect(observed.headers.get(name), name).toBe(String(sent));
+    const body = observed.text ? (JSON.parse(observed.text) as unknown) : undefined;
+    expect(responseProblems({ status, headers: Object.fromEntries(observed.headers), body })).toEqual([]);
+  });
+
+  it.each(operations)('sends deprecation headers on $operationId only as its own x-sunset and x-successor say', async (op) => {
+    const expected = deprecationHeaders(op, basePathOf(doc));
+    for (const status of Object.keys(responsesOf(op))) {
+      const observed = await call(op, { Prefer: `code=${status}` });
+      const seen = { Deprecation: observed.headers.get('deprecation'), Sunset: observed.headers.get('sunset'), Link: observed.headers.get('link') };
+      if (expected) expect(seen, `${op.operationId} ${status}`).toEqual(expected);
+      else {
+        expect([seen.Deprecation, seen.Sunset], `${op.operationId} ${status}`).toEqual([null, null]);
+        expect(seen.Link ?? '', `${op.operationId} ${status}`).not.toContain('successor-version');
+      }
+      expect(observed.headers.get('sl-violations')).toBeNull();
+    }
   });
 
   it('serves the API under /v1 only, like the real server', async () => {
@@ -71,12 +95,6 @@ describe('npm run mock', () => {
     const body = (await response.json()) as { code: string; details: { field: string }[] };
     expect(body.code).toBe('invalid_request');
     expect(body.details.map((d) => d.field).sort()).toEqual(['query.limit', 'query.status']);
-  });
-
-  it('sends the Deprecation header in RFC 9745 form, not Prism\'s "true"', async () => {
-    const observed = await call('getPet', {});
-    expect(observed.headers.get('deprecation')).toMatch(/^@\d+$/);
-    expect(observed.headers.get('sl-violations')).toBeNull();
   });
 
   it('generates bodies from the schemas with --dynamic', async () => {
@@ -105,5 +123,76 @@ describe('npm run mock', () => {
     const bad = await run(bin('tsx'), [`${ROOT}scripts/mock.ts`, '--port', 'abc']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--port must be a whole number');
+  });
+
+  it('logs only its own address at start-up: no line of Prism\'s, no error, no other port', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', `${ROOT}scripts/mock.ts`, '--port', String(port)], {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    try {
+      await expect.poll(() => output, { timeout: 30_000, interval: 100 }).toContain('Press Ctrl+C to stop.');
+      // Prism's late lines, if any, would come now.
+      await new Promise((r) => setTimeout(r, 500));
+      expect(output).toContain(`Mock Animal Store API at http://127.0.0.1:${port}/v1`);
+      expect(output).not.toMatch(/NO_PATH_MATCHED_ERROR|error|Prism|\[CLI\]/i);
+      const ports = new Set([...output.matchAll(/127\.0\.0\.1:(\d+)/g)].map((m) => Number(m[1])));
+      expect([...ports]).toEqual([port]);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  }, 60_000);
+});
+
+describe('the mock refuses invalid requests as the server does, in its words', () => {
+  let server: TestServer;
+  let key: string;
+  beforeAll(async () => {
+    server = await startTestServer();
+    key = await server.newKey('pro');
+  });
+  afterAll(() => server?.close());
+
+  const json = { 'Content-Type': 'application/json' };
+  const requests: [string, RequestInit][] = [
+    ['/pets?limit=101', {}],
+    ['/pets?limit=0&status=lost', {}],
+    ['/pets?limit=abc', {}],
+    ['/pets?limit=1e1', {}],
+    ['/pets?limit=1&limit=2', {}],
+    ['/pets?cursor=%21%21', {}],
+    ['/pets?colour=red', {}],
+    ['/pets/abc', {}],
+    ['/pets/0', {}],
+    ['/pets/%ZZ', {}],
+    ['/pets', { method: 'POST', headers: json, body: '{"categoryId":0}' }],
+    ['/pets', { method: 'POST', headers: json, body: '{"id":7,"name":"Rex","categoryId":3}' }],
+    ['/pets', { method: 'POST', headers: json, body: '{"name":"Rex","categoryId":9007199254740993}' }],
+    ['/pets', { method: 'POST', headers: json, body: '{"name":"Rex","categoryId":3,"categoryId":4}' }],
+    ['/pets', { method: 'POST', headers: json, body: '{"name":5,"categoryId":"x","status":"lost"}' }],
+    ['/pets', { method: 'POST', headers: json, body: '[]' }],
+    ['/pets', { method: 'POST', headers: json, body: '{' }],
+    ['/pets', { method: 'POST', headers: { ...json, 'Idempotency-Key': 'a b' }, body: '{"name":"Rex","categoryId":3}' }],
+  ];
+
+  /** Status and Error body, with `details` in a fixed order (the server's validator and Prism's list them in their own). */
+  const answer = async (baseUrl: string, bearer: string, path: string, init: RequestInit) => {
+    const response = await fetch(`${baseUrl}${path}`, { ...init, headers: { ...(init.headers as Record<string, string>), Authorization: `Bearer ${bearer}` } });
+    const body = (await response.json()) as { details?: { field: string; message: string }[] };
+    body.details?.sort((a, b) => `${a.field} ${a.message}`.localeCompare(`${b.field} ${b.message}`));
+    return { status: response.status, body };
+  };
+
+  it.each(requests)('%s %j', async (path, init) => {
+    const fromServer = await answer(server.baseUrl, key, path, init);
+    expect(fromServer.status).toBe(400);
+    expect(await answer(mock.url, 'as_prod_mock', path, init)).toEqual(fromServer);
   });
 });

@@ -54,6 +54,9 @@ describe('npm run lint', () => {
     ['a deprecated operation without x-sunset', 'animal-store/deprecated-operation-has-sunset', (s) => {
       delete s.paths['/pets/{petId}'].get['x-sunset'];
     }],
+    ['an operation that is not deprecated answering with the deprecation headers', 'animal-store/deprecation-headers-only-when-deprecated', (s) => {
+      s.paths['/pets'].get.responses['400'] = { $ref: '#/components/responses/GetPetNotFound' };
+    }],
     ['a schema name that is not PascalCase', 'rule/schema-names-pascal-case', (s) => {
       s.components.schemas.pet_tag = { type: 'string', example: 'x' };
       s.components.schemas.Pet.properties.tag = { $ref: '#/components/schemas/pet_tag' };
@@ -127,6 +130,48 @@ describe('npm run lint', () => {
       expect(result.output).not.toContain('schema-keyword-supported');
       expect(result.code).toBe(0);
     });
+  });
+
+  // animal-store/response-examples-consistent: every example the mock can send agrees with
+  // itself and with its operation. One broken copy per check, each known by its message.
+  const inconsistent: [string, string, (spec: Spec) => void][] = [
+    ['an Error example whose status is not its response code', "PetNotFoundExample (404): the Error body says status 410, the response is 404", (s) => {
+      s.components.examples.PetNotFoundExample.value.status = 410;
+    }],
+    ['an Error example whose code goes with another status', 'InternalErrorExample (500): the error code service_unavailable goes with status 503, not 500', (s) => {
+      s.components.examples.InternalErrorExample.value.code = 'service_unavailable';
+    }],
+    ['a 400 example without details', 'InvalidQueryExample (400): a 400 Error body names each offending field in details', (s) => {
+      delete s.components.examples.InvalidQueryExample.value.details;
+    }],
+    ['a 429 example with requests remaining', 'RateLimitedExample (429): a 429 has X-RateLimit-Remaining 0, not 59', (s) => {
+      delete s.components.examples.RateLimitedExample['x-headers']['X-RateLimit-Remaining'];
+    }],
+    ['a 429 example whose Retry-After is not the wait its message states', 'KeyTemporarilyBannedExample (429): the message says 600 more seconds but Retry-After is 30', (s) => {
+      s.components.examples.KeyTemporarilyBannedExample['x-headers']['Retry-After'] = 30;
+    }],
+    ['a 503 example whose Retry-After is not the wait its message states', 'ServiceUnavailableExample (503): the message says 5 seconds but Retry-After is 30', (s) => {
+      delete s.components.examples.ServiceUnavailableExample['x-headers'];
+    }],
+    ['a rate_limited example whose limit is not X-RateLimit-Limit', 'RateLimitedExample (429): the message states a limit of 60 but X-RateLimit-Limit is 300', (s) => {
+      s.components.examples.RateLimitedExample['x-headers']['X-RateLimit-Limit'] = 300;
+    }],
+    ['more requests remaining than the limit', 'X-RateLimit-Remaining 61 is more than X-RateLimit-Limit 60', (s) => {
+      s.components.headers['X-RateLimit-Remaining'].example = 61;
+    }],
+    ['x-headers naming a header its response does not declare', 'RateLimitedExample: x-headers gives X-RateLimit-Remainder, which the 429 response does not declare', (s) => {
+      s.components.examples.RateLimitedExample['x-headers']['X-RateLimit-Remainder'] = 0;
+    }],
+    ['an operation none of whose 400 examples fits it', 'listPets declares 400 but none of its examples names only inputs listPets has', (s) => {
+      s.components.examples.InvalidQueryExample.value.details[0].field = 'query.colour';
+    }],
+  ];
+
+  it.each(inconsistent)('fails on a copy with %s (animal-store/response-examples-consistent)', async (name, message, mutate) => {
+    const result = await lintMutated(name.replaceAll(' ', '-'), mutate, 'stylish');
+    expect(result.output).toContain('animal-store/response-examples-consistent');
+    expect(result.output).toContain(message);
+    expect(result.code).toBe(1);
   });
 
   it.each(broken)('fails on a copy with %s (%s)', async (name, rule, mutate) => {

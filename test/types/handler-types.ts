@@ -46,7 +46,7 @@ export const incomplete: Handlers = { listPets: handlers.listPets, createPet: ha
 // content (no operation of the contract has one yet): `{ status: 204 }`, no body to write.
 type RemovalResponses = {
   204: { headers: { 'X-Request-Id': components['headers']['X-Request-Id']; [name: string]: unknown }; content?: never };
-  404: components['responses']['PetNotFound'];
+  404: components['responses']['GetPetNotFound'];
 };
 export const noContent: ResultOf<RemovalResponses> = { status: 204 };
 export const noContentWithHeader: ResultOf<RemovalResponses> = { status: 204, headers: { 'X-Request-Id': 'abc' } };

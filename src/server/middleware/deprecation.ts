@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { Clock } from '../../clock.js';
-import type { OperationInfo } from '../../spec/operations.js';
+import { deprecationHeaders, type OperationInfo } from '../../spec/operations.js';
 import { GoneError } from '../errors/gone-error.js';
 import { localsOf } from './locals.js';
 
@@ -13,16 +13,8 @@ import { localsOf } from './locals.js';
 export function deprecation(operations: OperationInfo[], basePath: string, clock: Clock): { headers: RequestHandler; gate: RequestHandler } {
   const notices = new Map<OperationInfo, { sunsetMs: number; values: Record<string, string> }>();
   for (const op of operations) {
-    if (!op.deprecated || !op.sunset || !op.deprecatedAt || !op.successor) continue;
-    const sunsetMs = Date.parse(op.sunset);
-    notices.set(op, {
-      sunsetMs,
-      values: {
-        Deprecation: `@${Math.floor(Date.parse(op.deprecatedAt) / 1000)}`,
-        Sunset: new Date(sunsetMs).toUTCString(),
-        Link: `<${basePath}${op.successor}>; rel="successor-version"`,
-      },
-    });
+    const values = deprecationHeaders(op, basePath);
+    if (values) notices.set(op, { sunsetMs: Date.parse(op.sunset!), values });
   }
   return {
     headers: (_req, res, next) => {

@@ -55,8 +55,11 @@ async function readBody(req: Request, limitBytes: number): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** Parses a JSON body strictly: UTF-8, present, valid, no duplicate keys, exact numbers. */
-function parseStrictJson(bytes: Buffer): unknown {
+/**
+ * Parses a JSON body strictly: UTF-8, present, valid, no duplicate keys, exact numbers. Throws
+ * the InvalidRequestError the request is refused with (the mock refuses the same bodies with it).
+ */
+export function parseStrictJson(bytes: Buffer): unknown {
   if (bytes.length === 0) throw new InvalidRequestError([{ field: 'body', message: 'is required' }], 'The request body is missing.');
   let text: string;
   try {

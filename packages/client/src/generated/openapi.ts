@@ -160,8 +160,12 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description No animal has this identifier. Carries the deprecation headers of `getPet`. */
-        PetNotFound: {
+        /**
+         * @description No animal has this identifier. The 404 of `getPet`, with the deprecation headers that
+         *     every response of that deprecated operation carries; an operation that is not deprecated
+         *     needs a 404 response of its own, without them.
+         */
+        GetPetNotFound: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -176,8 +180,11 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The operation was removed on its sunset date. Carries the deprecation headers of `getPet`. */
-        Gone: {
+        /**
+         * @description `getPet` was removed on its sunset date. Carries the deprecation headers every response of
+         *     that operation carries.
+         */
+        GetPetGone: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -516,8 +523,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["PetNotFound"];
-            410: components["responses"]["Gone"];
+            404: components["responses"]["GetPetNotFound"];
+            410: components["responses"]["GetPetGone"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
