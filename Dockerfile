@@ -2,9 +2,19 @@
 #   docker build -t animal-store .
 #   docker run -p 3000:3000 -v animal-store-data:/app/data animal-store
 # Settings are the service's environment variables (docker run -e ..., see the README).
+#
+# Build arguments (all optional):
+#   NODE_IMAGE           the base image of both stages (default: the official node:24-bookworm-slim).
+#                        Another one needs Node.js 24 (or 22.12+, 26) as `node` on PATH, npm, /bin/sh
+#                        with mkdir and chown, and a user `node`; .ci/container builds one from
+#                        Debian's packages and the npm registry where no image registry is reachable:
+#                        docker build --build-arg NODE_IMAGE=localhost/my-node:24 -t animal-store .
+#   npm_config_registry  the npm registry the build stage installs from (default: npm's own).
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # Build stage: every dependency, then the self-contained release.
-FROM node:24-bookworm-slim AS build
+FROM ${NODE_IMAGE} AS build
+ARG npm_config_registry
 WORKDIR /src
 COPY package.json package-lock.json ./
 COPY packages/client/package.json packages/client/
@@ -15,7 +25,7 @@ COPY . .
 RUN npm run release
 
 # Run stage: the release alone (its own node_modules: better-sqlite3, Express, the validator).
-FROM node:24-bookworm-slim
+FROM ${NODE_IMAGE}
 ENV NODE_ENV=production \
     PORT=3000 \
     DATABASE_PATH=/app/data/animal-store.db

@@ -7,10 +7,9 @@
 // the step that failed.
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync, statSync, readdirSync } from 'node:fs';
-import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { postInFlight, unusedPort } from './smoke-support.mjs';
 
 const source = resolve(process.argv[2] ?? 'release');
 const work = mkdtempSync(join(tmpdir(), 'animal-store-release-smoke-'));
@@ -27,14 +26,6 @@ function fail(step, detail) {
 function bytesUnder(path) {
   const stat = statSync(path);
   return stat.isDirectory() ? readdirSync(path).reduce((sum, name) => sum + bytesUnder(join(path, name)), 0) : stat.size;
-}
-
-async function unusedPort() {
-  const probe = createServer();
-  await new Promise((done) => probe.listen(0, '127.0.0.1', done));
-  const { port } = probe.address();
-  await new Promise((done) => probe.close(done));
-  return port;
 }
 
 const env = { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'info', DATABASE_PATH: join(work, 'data', 'store.db'), DATABASE_URL: '', REDIS_URL: '' };
@@ -94,24 +85,12 @@ if (!second) fail('keys.js create (second key)');
 process.stdout.write('keys.js revoke: ok\n');
 
 // SIGTERM with a request in flight: it is answered, then the process exits 0.
-const body = JSON.stringify({ name: 'Slowpoke', categoryId: 1 });
-const inFlight = new Promise((done, reject) => {
-  const req = request(
-    { host: '127.0.0.1', port, path: '/v1/pets', method: 'POST', headers: { Authorization: `Bearer ${second}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } },
-    (res) => {
-      let text = '';
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => done({ status: res.statusCode, text }));
-    },
-  );
-  req.on('error', reject);
-  req.write(body.slice(0, 10));
-  setTimeout(() => {
-    server.kill('SIGTERM');
-    setTimeout(() => req.end(body.slice(10)), 300);
-  }, 300);
-});
-const answer = await inFlight.catch((error) => fail('the in-flight request', String(error)));
+const inFlight = postInFlight(port, '/v1/pets', { Authorization: `Bearer ${second}` }, JSON.stringify({ name: 'Slowpoke', categoryId: 1 }));
+setTimeout(() => {
+  server.kill('SIGTERM');
+  setTimeout(inFlight.finish, 300);
+}, 300);
+const answer = await inFlight.response.catch((error) => fail('the in-flight request', String(error)));
 if (answer.status !== 201) fail('the in-flight request is answered 201', `${answer.status} ${answer.text}`);
 const code = await exited;
 if (code !== 0) fail('exit 0 after SIGTERM', `exit ${code}\n${output}`);
