@@ -206,7 +206,7 @@ export const SETTINGS = [
   {
     key: 'limiterMaxEntries',
     variable: 'LIMITER_MAX_ENTRIES',
-    doc: 'Without Redis: windows of client addresses kept in memory per counter (minute, day, refusals, bans; API keys\' are never evicted); past it the oldest is forgotten.',
+    doc: 'Without Redis: windows of client addresses kept in memory per counter (minute, day, refusals, bans; API keys\' are never evicted), rounded up to a power of two, in a table allocated at start (24 bytes a window); a new address whose slots are all taken pushes out the window that expires first.',
     default: MEMORY_COUNTER_MAX_ENTRIES,
     parse: integer(1000, 100_000_000),
   },

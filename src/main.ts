@@ -9,11 +9,13 @@ import { PUBLIC_LIMITS } from './server/middleware/rate-limit.js';
 import { IDEMPOTENCY_TIMING } from './server/middleware/idempotency.js';
 import { NO_METRICS } from './metrics/service-metrics.js';
 import { retryAtStart, StartupError } from './retry-at-start.js';
+import { invokedAs } from './cli/parse-command-line.js';
 import { startService, stopOnSignals } from './service.js';
 import { describeStore, openStore } from './store/open-store.js';
 
-const HELP = `Usage: npm start        (from the TypeScript sources, for development)
-       npm run serve    (compiled by npm run build, for production: starts faster)
+const HELP = `Usage: npm start          (from the TypeScript sources, for development)
+       npm run serve      (compiled by npm run build: starts faster)
+       node server.js     (in the folder npm run release makes, for production)
 
 Serves the Animal Store API (openapi.yaml) under /v1: on the embedded SQLite store by
 default, on PostgreSQL with DATABASE_URL, with limits shared through Redis with REDIS_URL.
@@ -152,7 +154,7 @@ async function main(): Promise<void> {
       `\nCreated a development key (Pro plan). It is shown once; keep it:\n  ${developmentKey}\n\n` +
         `Try:\n  curl -H 'Authorization: Bearer ${developmentKey}' ${base}/pets\n` +
         `  curl -H 'Authorization: Bearer ${developmentKey}' -H 'Content-Type: application/json' -d '{"name":"Rex","categoryId":3}' ${base}/pets\n` +
-        'More keys: npm run keys -- create --plan free --name NAME\n\n',
+        `More keys: ${invokedAs('npm run keys --').replace('server.js', 'keys.js')} create --plan free --name NAME\n\n`,
     );
   }
 
@@ -185,7 +187,7 @@ function untilReady(client: import('ioredis').Redis, ms: number): Promise<void> 
 
 main().catch((error: unknown) => {
   if (error instanceof ConfigError) {
-    process.stderr.write(`${error.message}\n\nRun npm start -- --help for the settings.\n`);
+    process.stderr.write(`${error.message}\n\nRun ${invokedAs('npm start --')} --help for the settings.\n`);
   } else if (error instanceof StartupError) {
     process.stderr.write(`The service failed to start: ${error.message}\n`);
   } else if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {

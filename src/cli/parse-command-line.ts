@@ -45,3 +45,13 @@ export function failUsage(help: string, message: string): never {
   process.stderr.write(`${message}\n\n${help}`);
   process.exit(2);
 }
+
+/**
+ * How the user ran this command, for usage lines and hints: `node server.js` or `node keys.js`
+ * from the release (npm run release bundles the entry points under those names), else the npm
+ * script given, such as `npm run keys --`.
+ */
+export function invokedAs(npmScript: string, script: string | undefined = process.argv[1]): string {
+  const file = script?.split(/[\\/]/).pop() ?? '';
+  return file === 'server.js' || file === 'keys.js' ? `node ${file}` : npmScript;
+}

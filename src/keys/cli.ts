@@ -1,5 +1,5 @@
 /** `npm run keys`: issue, list and revoke API keys in the service's store. */
-import { failUsage, parseCommandLine } from '../cli/parse-command-line.js';
+import { failUsage, invokedAs, parseCommandLine } from '../cli/parse-command-line.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { isPlan, PLAN_LIMITS, PLANS } from '../limits/plans.js';
 import { openStore } from '../store/open-store.js';
@@ -7,7 +7,10 @@ import type { ApiKeyRecord, Store } from '../store/store.js';
 import { issueKey } from './issue-key.js';
 import type { KeyEnvironment } from './key-format.js';
 
-const HELP = `Usage: npm run keys -- <command> [options]
+/** `npm run keys --`, or `node keys.js` in the release. */
+const KEYS = invokedAs('npm run keys --');
+
+const HELP = `Usage: ${KEYS} <command> [options]
 
 Issues, lists and revokes API keys in the store the service uses (DATABASE_URL, else
 DATABASE_PATH).
@@ -17,10 +20,10 @@ Commands:
   list     List keys (never the keys themselves).
   revoke   Revoke a key; the service refuses it from the next request on.
 
-Run npm run keys -- <command> --help for a command's options.
+Run ${KEYS} <command> --help for a command's options.
 `;
 
-const CREATE_HELP = `Usage: npm run keys -- create --plan PLAN --name TEXT [--env ENV] [--per-minute N --per-day N]
+const CREATE_HELP = `Usage: ${KEYS} create --plan PLAN --name TEXT [--env ENV] [--per-minute N --per-day N]
 
 Issues an API key and prints it once. Only its hash is stored: a lost key cannot be shown again.
 
@@ -33,7 +36,7 @@ Options:
   -h, --help        Show this help.
 `;
 
-const LIST_HELP = `Usage: npm run keys -- list [--json]
+const LIST_HELP = `Usage: ${KEYS} list [--json]
 
 Lists every key: id, name, plan, limits, environment, the first characters of the key, when it
 was created and whether it is revoked.
@@ -43,9 +46,9 @@ Options:
   -h, --help    Show this help.
 `;
 
-const REVOKE_HELP = `Usage: npm run keys -- revoke ID
+const REVOKE_HELP = `Usage: ${KEYS} revoke ID
 
-Revokes the key with this id (from npm run keys -- list). The service refuses it at once.
+Revokes the key with this id (from ${KEYS} list). The service refuses it at once.
 
 Options:
   -h, --help    Show this help.
@@ -103,7 +106,7 @@ async function list(store: Store, args: string[]): Promise<void> {
     return;
   }
   if (keys.length === 0) {
-    process.stdout.write('No keys. Issue one with: npm run keys -- create --plan free --name NAME\n');
+    process.stdout.write(`No keys. Issue one with: ${KEYS} create --plan free --name NAME\n`);
     return;
   }
   const rows = [
@@ -120,7 +123,7 @@ async function revoke(store: Store, args: string[]): Promise<void> {
   const id = positionals[0]!;
   const before = (await store.listKeys()).find((k) => k.id === id);
   if (!before) {
-    process.stderr.write(`No key with id ${id}. See npm run keys -- list.\n`);
+    process.stderr.write(`No key with id ${id}. See ${KEYS} list.\n`);
     process.exit(1);
   }
   const revoked = await store.revokeKey(id, new Date());

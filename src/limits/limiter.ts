@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import { AddressCounter } from './address-counter.js';
 import type { Limits } from './plans.js';
 
 /** What the limiter decided for one request, with what the rate-limit headers report. */
@@ -178,9 +179,9 @@ export const MEMORY_COUNTER_MAX_ENTRIES = 50_000;
 class SubjectsApart implements Counter {
   constructor(
     private readonly keys: MemoryCounter,
-    private readonly others: MemoryCounter,
+    private readonly others: AddressCounter,
   ) {}
-  private of(key: string): MemoryCounter {
+  private of(key: string): Counter {
     return key.startsWith('key:') ? this.keys : this.others;
   }
   get(key: string) {
@@ -197,9 +198,13 @@ class SubjectsApart implements Counter {
   }
 }
 
-/** In-memory counters, for one instance: each keeps at most `maxEntries` windows of client addresses, and every API key's. */
+/**
+ * In-memory counters, for one instance: each keeps every API key's windows, and at most
+ * `maxEntries` (rounded up to a power of two) windows of client addresses, in a table allocated
+ * once (AddressCounter).
+ */
 export function memoryCounters(maxEntries = MEMORY_COUNTER_MAX_ENTRIES): LimitCounters {
-  return buildCounters((_name, options) => new SubjectsApart(new MemoryCounter(options.duration), new MemoryCounter(options.duration, maxEntries)));
+  return buildCounters((_name, options) => new SubjectsApart(new MemoryCounter(options.duration), new AddressCounter(options.duration, maxEntries)));
 }
 
 const isPromise = <T>(value: Eventually<T>): value is Promise<T> => value instanceof Promise;

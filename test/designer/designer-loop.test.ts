@@ -104,6 +104,7 @@ describe('the designer loop on a copy of the repository', () => {
   it('(c) an operation added: check stays green, only the stub\'s "not implemented" fails and names the file to write; green once it is written', async () => {
     copy.editContract((contract) => {
       contract.setIn(['paths', '/pets/{petId}', 'delete'], DELETE_PET);
+      contract.setIn(['components', 'responses', 'PetNotFound'], PET_NOT_FOUND);
     });
     succeeds(await copy.npm('generate'));
     succeeds(await copy.npm('check'));
@@ -144,6 +145,18 @@ const DELETE_PET = {
     '429': { $ref: '#/components/responses/TooManyRequests' },
     '500': { $ref: '#/components/responses/InternalError' },
     '503': { $ref: '#/components/responses/ServiceUnavailable' },
+  },
+};
+
+/** Its 404: getPet's carries getPet's deprecation headers, so a new operation gets its own. */
+const PET_NOT_FOUND = {
+  description: 'No animal has this identifier.',
+  headers: HEADERS,
+  content: {
+    'application/json': {
+      schema: { $ref: '#/components/schemas/Error' },
+      examples: { PetNotFoundExample: { $ref: '#/components/examples/PetNotFoundExample' } },
+    },
   },
 };
 

@@ -1,9 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { AddressCounter } from '../../src/limits/address-counter.js';
 import { MemoryCounter, memoryCounters } from '../../src/limits/limiter.js';
 
-// The memory counters replace rate-limiter-flexible's for one instance; they must count and
-// expire as it does, without a promise.
-describe('MemoryCounter', () => {
+// Both counters of the memory backend: MemoryCounter (API keys) and AddressCounter (client
+// addresses) count and expire as rate-limiter-flexible's do, without a promise.
+describe.each([
+  ['MemoryCounter', (seconds: number): MemoryCounter | AddressCounter => new MemoryCounter(seconds)],
+  ['AddressCounter', (seconds: number): MemoryCounter | AddressCounter => new AddressCounter(seconds, 1000)],
+])('%s', (_name, newCounter) => {
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(new Date('2026-06-01T00:00:00Z'));
@@ -11,7 +15,7 @@ describe('MemoryCounter', () => {
   afterEach(() => vi.useRealTimers());
 
   it('counts per key, at once', () => {
-    const counter = new MemoryCounter(60);
+    const counter = newCounter(60);
     expect(counter.consume('a').consumedPoints).toBe(1);
     expect(counter.consume('a').consumedPoints).toBe(2);
     expect(counter.consume('a', 3).consumedPoints).toBe(5);
@@ -21,7 +25,7 @@ describe('MemoryCounter', () => {
   });
 
   it('forgets a key after its duration, or the custom duration it was created with', () => {
-    const counter = new MemoryCounter(60);
+    const counter = newCounter(60);
     counter.consume('minute');
     counter.consume('short', 1, { customDuration: 5 });
     vi.advanceTimersByTime(5_000);
@@ -31,6 +35,27 @@ describe('MemoryCounter', () => {
     expect(counter.get('minute')).toBeNull();
     expect(counter.consume('minute').consumedPoints).toBe(1);
   });
+
+  it('sets and deletes values with their own lifetime', () => {
+    const counter = newCounter(86_400);
+    counter.set('ban', 1_780_000_000, 600);
+    expect(counter.get('ban')?.consumedPoints).toBe(1_780_000_000);
+    vi.advanceTimersByTime(600_000);
+    expect(counter.get('ban')).toBeNull();
+    counter.set('ban', 1, 600);
+    counter.delete('ban');
+    expect(counter.get('ban')).toBeNull();
+  });
+
+  // Issue 13, finding 4: every distinct client address kept an entry for a day, without bound.
+});
+
+describe('MemoryCounter', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-06-01T00:00:00Z'));
+  });
+  afterEach(() => vi.useRealTimers());
 
   it('drops every expired key, read or not, when a new key comes a minute after the last sweep', () => {
     const counter = new MemoryCounter(60);
@@ -49,18 +74,6 @@ describe('MemoryCounter', () => {
     expect(counter.get('during the window')?.consumedPoints).toBe(1);
   });
 
-  it('sets and deletes values with their own lifetime', () => {
-    const counter = new MemoryCounter(86_400);
-    counter.set('ban', 1_780_000_000, 600);
-    expect(counter.get('ban')?.consumedPoints).toBe(1_780_000_000);
-    vi.advanceTimersByTime(600_000);
-    expect(counter.get('ban')).toBeNull();
-    counter.set('ban', 1, 600);
-    counter.delete('ban');
-    expect(counter.get('ban')).toBeNull();
-  });
-
-  // Issue 13, finding 4: every distinct client address kept an entry for a day, without bound.
   it('keeps at most maxEntries keys, forgetting the oldest first', () => {
     const counter = new MemoryCounter(86_400, 1000);
     for (let i = 0; i < 5000; i++) counter.consume(`address:${i}`);
