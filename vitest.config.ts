@@ -8,6 +8,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // PostgreSQL and Redis at their variables, else at the default local addresses if they answer.
+    globalSetup: ['test/support/services-setup.ts'],
     // The designer loop takes minutes on a copy of the repository: npm run test:designer.
     exclude: ['test/designer/**', '**/node_modules/**'],
     testTimeout: 30_000,

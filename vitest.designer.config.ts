@@ -6,6 +6,7 @@ export default defineConfig({
   resolve: base.resolve,
   test: {
     include: ['test/designer/*.test.ts'],
+    globalSetup: base.test?.globalSetup,
     testTimeout: 30_000,
     hookTimeout: 5 * 60_000,
   },

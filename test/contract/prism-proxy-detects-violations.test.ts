@@ -13,7 +13,7 @@ import { serverTarget } from './server-target.js';
 //   client → prism proxy openapi.yaml → tampering proxy → real server
 
 /** A checker that never objects, so only Prism's reports (and the cases' own status and code checks) remain. */
-const blindChecker = { checkResponse: () => [], checkErrorResponse: () => [] } as unknown as ContractChecker;
+const blindChecker = { checkResponse: () => [], checkErrorResponse: () => [], notImplemented: () => null } as unknown as ContractChecker;
 
 let server: TestServer;
 let tampering: { baseUrl: string; close(): Promise<void> };

@@ -80,6 +80,8 @@ export async function propertyHarness(server: TestServer, doc: OpenApiDocument) 
         numRuns: runs,
         seed,
         path: process.env.PROPERTY_PATH,
+        // The violations and the curl that replays them, in the message itself (JSON reports too).
+        includeErrorInReport: true,
       });
     },
   };

@@ -3,22 +3,24 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 
 /**
- * The real PostgreSQL and Redis the scale-out tests run against. `.ci/run` sets both; without
- * them those tests are skipped, and each skipped file says so and why.
+ * The real PostgreSQL and Redis the scale-out tests run against: TEST_DATABASE_URL and
+ * TEST_REDIS_URL, or, when they are not set, the default local addresses if something answers
+ * there (decided once by services-setup.ts, vitest's global setup). Without either, those tests
+ * are skipped, and each skipped file says so and why.
  */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? '';
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? '';
 
-function announce(what: string, variable: string, example: string): boolean {
+function announce(what: string, variable: string, why: string | undefined): boolean {
   if (process.env[variable]) return true;
-  console.warn(`${what} tests skipped: ${variable} is not set (e.g. ${variable}=${example}; .ci/run sets it).`);
+  console.warn(`${what} tests skipped: ${why ?? `${variable} is not set`}. Start it, or set ${variable} (.ci/run does both).`);
   return false;
 }
 
 /** Whether PostgreSQL tests run; logs why not when they do not. */
-export const postgresEnabled = () => announce('PostgreSQL', 'TEST_DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/test');
+export const postgresEnabled = () => announce('PostgreSQL', 'TEST_DATABASE_URL', process.env.TEST_DATABASE_SKIPPED);
 /** Whether Redis tests run; logs why not when they do not. */
-export const redisEnabled = () => announce('Redis', 'TEST_REDIS_URL', 'redis://127.0.0.1:6379');
+export const redisEnabled = () => announce('Redis', 'TEST_REDIS_URL', process.env.TEST_REDIS_SKIPPED);
 
 const schemas: string[] = [];
 
