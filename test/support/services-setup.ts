@@ -22,13 +22,15 @@ async function postgresProblem(url: string): Promise<string | null> {
 /** Why Redis at `url` cannot be used, or null when it answers. */
 async function redisProblem(url: string): Promise<string | null> {
   const client = new Redis(url, { lazyConnect: true, connectTimeout: 1500, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
-  client.on('error', () => undefined);
+  // ioredis rejects with "Connection is closed."; the error event says why.
+  let cause: Error | undefined;
+  client.on('error', (error: Error) => (cause ??= error));
   try {
     await client.connect();
     await client.ping();
     return null;
   } catch (error) {
-    return (error as Error).message;
+    return (cause ?? (error as Error)).message;
   } finally {
     client.disconnect();
   }
