@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handlers } from '../../generated/handlers.js';
+import { loadSpec, resolveRef } from '../../src/spec/load-spec.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 let server: TestServer;
@@ -66,6 +67,20 @@ describe('GET /v1/pets/{petId}', () => {
   });
 
   // Malformed and out-of-range petIds are rows of test/hostile/catalogue.test.ts.
+
+  // Issue 13: the service sent them on every response of getPet, the contract declared them on
+  // its 200, 404 and 410 only.
+  it('is declared by the contract to carry the deprecation headers on every response, as the server sends them', async () => {
+    const doc = loadSpec();
+    const responses = (doc.paths['/pets/{petId}']!.get as { responses: Record<string, unknown> }).responses;
+    for (const [status, response] of Object.entries(responses)) {
+      const headers = Object.keys(resolveRef<{ headers?: Record<string, unknown> }>(doc, response).headers ?? {});
+      expect(headers, `getPet ${status}`).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'Link']));
+    }
+    const invalid = await get('/pets/0');
+    expect(invalid.status).toBe(400);
+    expectDeprecationHeaders(invalid);
+  });
 
   it('answers 410 gone from the sunset date on, with the headers still there', async () => {
     server.clock.set('2030-12-04T23:59:59Z');
