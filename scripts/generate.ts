@@ -48,7 +48,8 @@ async function main(): Promise<number> {
   const handlersDir = resolve(values.handlers ?? join(SPEC_PATH, '..', 'src', 'server', 'handlers'));
   const clientDir = resolve(values['client-out'] ?? join(outDir, '..', 'packages', 'client', 'src', 'generated'));
   const files = await renderGenerated(specPath, { outDir, clientDir, handlersDir });
-  const version = loadSpec(specPath).info.version;
+  const doc = loadSpec(specPath);
+  const version = doc.info.version;
   // The client package is versioned with the contract it was generated from.
   const clientManifest = join(dirname(dirname(clientDir)), 'package.json');
   const manifestText = existsSync(clientManifest) ? readFileSync(clientManifest, 'utf8') : null;
@@ -64,9 +65,9 @@ async function main(): Promise<number> {
     ? (JSON.parse(readFileSync(lockPath, 'utf8')) as { packages?: Record<string, { version?: string }> }).packages?.['packages/client']?.version
     : undefined;
   const lockStale = locked !== undefined && locked !== version;
-  const missingHandlers = listOperations(loadSpec(specPath)).filter((op) => !existsSync(join(handlersDir, `${op.operationId}.ts`)));
+  const missingHandlers = listOperations(doc).filter((op) => !existsSync(join(handlersDir, `${op.operationId}.ts`)));
   const shown = (path: string) => relative(process.cwd(), path) || path;
-  const storageGaps = petStorageGaps(loadSpec(specPath));
+  const storageGaps = petStorageGaps(doc);
   /** Fields the contract returns that no store keeps: the gate stops here, whatever else holds. */
   const reportStorageGaps = (): number => {
     for (const gap of storageGaps) process.stderr.write(`${shown(specPath)}: ${gap}\n`);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { RESPONSE_HEADERS } from '../support/added-operation.js';
 import { ROOT } from '../support/run.js';
 import { RepositoryCopy, type Outcome } from './repository-copy.js';
 
@@ -134,13 +135,6 @@ describe('the designer loop on a copy of the repository', () => {
   }, 20 * MINUTES);
 });
 
-const HEADERS = {
-  'X-RateLimit-Limit': { $ref: '#/components/headers/X-RateLimit-Limit' },
-  'X-RateLimit-Remaining': { $ref: '#/components/headers/X-RateLimit-Remaining' },
-  'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
-  'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
-};
-
 /** A new operation as a designer writes it: a path parameter, no request body, a 204 without a body. */
 const DELETE_PET = {
   operationId: 'deletePet',
@@ -149,7 +143,7 @@ const DELETE_PET = {
   tags: ['Pets'],
   parameters: [{ $ref: '#/components/parameters/PetId' }],
   responses: {
-    '204': { description: 'The animal was removed.', headers: HEADERS },
+    '204': { description: 'The animal was removed.', headers: RESPONSE_HEADERS },
     '400': { $ref: '#/components/responses/BadRequest' },
     '401': { $ref: '#/components/responses/Unauthorized' },
     '404': { $ref: '#/components/responses/PetNotFound' },
@@ -162,7 +156,7 @@ const DELETE_PET = {
 /** Its 404: getPet's carries getPet's deprecation headers, so a new operation gets its own. */
 const PET_NOT_FOUND = {
   description: 'No animal has this identifier.',
-  headers: HEADERS,
+  headers: RESPONSE_HEADERS,
   content: {
     'application/json': {
       schema: { $ref: '#/components/schemas/Error' },

@@ -7,7 +7,7 @@ export const ADDED = { operationId: 'removeAddedByTest', method: 'delete', path:
 /** A response of `components/responses`, by reference. */
 const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
 /** The headers every response declares (redocly.yaml's response-contains-header). */
-const RESPONSE_HEADERS = Object.fromEntries(
+export const RESPONSE_HEADERS = Object.fromEntries(
   ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id'].map((name) => [name, { $ref: `#/components/headers/${name}` }]),
 );
 
