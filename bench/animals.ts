@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
-import { issueKey } from '../src/keys/issue-key.js';
-import type { PetStatus } from '../src/store/store.js';
-import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { issueKey } from '../src/service/keys/issue-key.js';
+import type { PetStatus } from '../src/service/store/store.js';
+import { SqliteStore } from '../src/service/store/sqlite/sqlite-store.js';
 
 const STATUSES: PetStatus[] = ['available', 'pending', 'sold'];
 

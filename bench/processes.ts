@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../src/package-root.js';
+import { PACKAGE_ROOT } from '../src/shared/package-root.js';
 
 /** A server the bench started in its own process. */
 export interface BenchServer {

@@ -10,10 +10,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest, Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { failUsage, parseCommandLine, wholeNumberOption } from '../src/cli/parse-command-line.js';
-import { PACKAGE_ROOT } from '../src/config.js';
-import { issueKey } from '../src/keys/issue-key.js';
-import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { failUsage, parseCommandLine, wholeNumberOption } from '../src/shared/command-line.js';
+import { PACKAGE_ROOT } from '../src/service/config.js';
+import { issueKey } from '../src/service/keys/issue-key.js';
+import { SqliteStore } from '../src/service/store/sqlite/sqlite-store.js';
 import { serveArguments, startServer, type BenchServer } from '../bench/processes.js';
 import { hasWrk } from '../bench/wrk.js';
 

@@ -2,10 +2,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { failUsage, parseCommandLine } from '../src/cli/parse-command-line.js';
-import { CHANGE_CLASSES, type ChangeClass, compareContracts, type ContractChange, type ContractComparison } from '../src/spec/breaking-changes.js';
-import { findBaseRevision, writeSpecAtRevision } from '../src/spec/contract-at-revision.js';
-import { SPEC_PATH } from '../src/spec/load-spec.js';
+import { failUsage, parseCommandLine } from '../src/shared/command-line.js';
+import { CHANGE_CLASSES, type ChangeClass, compareContracts, type ContractChange, type ContractComparison } from '../src/toolkit/breaking/breaking-changes.js';
+import { findBaseRevision, writeSpecAtRevision } from '../src/toolkit/breaking/contract-at-revision.js';
+import { SPEC_PATH } from '../src/contract/load-spec.js';
 
 const HELP = `Usage: npm run check:breaking [-- [BASE_REF] [--spec FILE] [--json]]
 

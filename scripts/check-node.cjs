@@ -1,4 +1,4 @@
-// Stops `npm ci`/`npm install` (preinstall) and the service (src/runtime-check.ts) on a Node.js
+// Stops `npm ci`/`npm install` (preinstall) and the service (src/service/runtime-check.ts) on a Node.js
 // the project does not support, saying what to install. CommonJS with old syntax on purpose:
 // it must run, and say so, on the old Node it refuses.
 'use strict';

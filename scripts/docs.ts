@@ -1,8 +1,8 @@
 /** `npm run docs`: renders openapi.yaml as one self-contained HTML page (works offline). */
 import { statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
-import { parseCommandLine } from '../src/cli/parse-command-line.js';
-import { buildDocs, DOCS_PATH } from '../src/docs/build-docs.js';
+import { parseCommandLine } from '../src/shared/command-line.js';
+import { buildDocs, DOCS_PATH } from '../src/toolkit/docs/build-docs.js';
 
 const HELP = `Usage: npm run docs [-- --output FILE]
 

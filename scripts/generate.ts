@@ -4,11 +4,11 @@
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { parseCommandLine } from '../src/cli/parse-command-line.js';
-import { renderGenerated, renderHandlerStub } from '../src/codegen/generate.js';
-import { loadSpec, SPEC_PATH } from '../src/spec/load-spec.js';
-import { listOperations } from '../src/spec/operations.js';
-import { petStorageGaps } from '../src/store/pet-storage-check.js';
+import { parseCommandLine } from '../src/shared/command-line.js';
+import { renderGenerated, renderHandlerStub } from '../src/toolkit/codegen/generate.js';
+import { loadSpec, SPEC_PATH } from '../src/contract/load-spec.js';
+import { listOperations } from '../src/contract/operations.js';
+import { petStorageGaps } from '../src/toolkit/codegen/pet-storage-check.js';
 
 /** The client package, which the service depends on at the contract's version. */
 const CLIENT_PACKAGE = '@animal-store/client';
@@ -31,7 +31,7 @@ Options:
   --client-out DIR
                  The client package's folder to write (default: DIR/../packages/client/src/generated/
                  for the --out DIR; its package.json is two folders up).
-  --handlers DIR Where handler files live, one per operationId (default: src/server/handlers/).
+  --handlers DIR Where handler files live, one per operationId (default: src/service/http/handlers/).
   -h, --help     Show this help.
 `;
 
@@ -45,7 +45,7 @@ async function main(): Promise<number> {
   });
   const specPath = resolve(values.spec ?? SPEC_PATH);
   const outDir = resolve(values.out ?? join(SPEC_PATH, '..', 'generated'));
-  const handlersDir = resolve(values.handlers ?? join(SPEC_PATH, '..', 'src', 'server', 'handlers'));
+  const handlersDir = resolve(values.handlers ?? join(SPEC_PATH, '..', 'src', 'service', 'http', 'handlers'));
   const clientDir = resolve(values['client-out'] ?? join(outDir, '..', 'packages', 'client', 'src', 'generated'));
   const files = await renderGenerated(specPath, { outDir, clientDir, handlersDir });
   const doc = loadSpec(specPath);

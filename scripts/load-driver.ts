@@ -1,5 +1,5 @@
 /** One API key driven at a multiple of its limit, and what it got back (used by scripts/load.ts). */
-import type { Limits, Plan } from '../src/limits/plans.js';
+import type { Limits, Plan } from '../src/service/limits/plans.js';
 
 /** How a driven key behaves when refused. */
 export type Manner = 'ignores-retry-after' | 'honours-retry-after';

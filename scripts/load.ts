@@ -2,18 +2,18 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { failUsage, parseCommandLine } from '../src/cli/parse-command-line.js';
-import { issueKey } from '../src/keys/issue-key.js';
-import { isPlan, PLAN_LIMITS, PLANS, type Limits, type Plan } from '../src/limits/plans.js';
-import { PostgresStore } from '../src/store/postgres/postgres-store.js';
-import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
-import type { Store } from '../src/store/store.js';
+import { failUsage, parseCommandLine } from '../src/shared/command-line.js';
+import { issueKey } from '../src/service/keys/issue-key.js';
+import { isPlan, PLAN_LIMITS, PLANS, type Limits, type Plan } from '../src/service/limits/plans.js';
+import { PostgresStore } from '../src/service/store/postgres/postgres-store.js';
+import { SqliteStore } from '../src/service/store/sqlite/sqlite-store.js';
+import type { Store } from '../src/service/store/store.js';
 import { startServerProcess } from '../test/support/server-process.js';
 import { allowedFor, driveKey, type Manner, type Tally } from './load-driver.js';
 
 const HELP = `Usage: npm run load [-- options]
 
-Starts the real service (src/main.ts, its own process) on a throw-away SQLite store with limits
+Starts the real service (src/service/main.ts, its own process) on a throw-away SQLite store with limits
 in memory, issues two keys of every plan, and drives each at several times its per-minute
 limit: one key keeps sending when refused (so it gets banned), the other waits Retry-After.
 Prints a progress line, then per key: plan, limit, requests sent, accepted, refused (429),

@@ -1,6 +1,6 @@
 /** `npm run mock`: Prism serves the contract, answering like the real server. */
-import { failUsage, parseCommandLine } from '../src/cli/parse-command-line.js';
-import { startMockServer } from '../src/mock/mock-server.js';
+import { failUsage, parseCommandLine } from '../src/shared/command-line.js';
+import { startMockServer } from '../src/toolkit/mock/mock-server.js';
 
 const HELP = `Usage: npm run mock [-- --dynamic] [--port N] [--host ADDR]
 

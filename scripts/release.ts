@@ -5,8 +5,8 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { build } from 'esbuild';
-import { parseCommandLine } from '../src/cli/parse-command-line.js';
-import { PACKAGE_ROOT } from '../src/package-root.js';
+import { parseCommandLine } from '../src/shared/command-line.js';
+import { PACKAGE_ROOT } from '../src/shared/package-root.js';
 
 const HELP = `Usage: npm run release [-- --output DIR]
 
@@ -61,7 +61,7 @@ async function main(): Promise<void> {
   mkdirSync(out, { recursive: true });
   for (const name of readdirSync(out)) if (name !== 'data') rmSync(join(out, name), { recursive: true, force: true });
   await build({
-    entryPoints: { server: join(PACKAGE_ROOT, 'src', 'main.ts'), keys: join(PACKAGE_ROOT, 'src', 'keys', 'cli.ts') },
+    entryPoints: { server: join(PACKAGE_ROOT, 'src', 'service', 'main.ts'), keys: join(PACKAGE_ROOT, 'src', 'service', 'keys', 'cli.ts') },
     outdir: out,
     bundle: true,
     splitting: true,
@@ -82,7 +82,7 @@ async function main(): Promise<void> {
   log('3/4 contract, docs and package.json');
   // The service finds its root by its package.json, and the contract and docs from there.
   cpSync(join(PACKAGE_ROOT, 'openapi.yaml'), join(out, 'openapi.yaml'), { preserveTimestamps: true });
-  // The runtime check the service runs first (src/runtime-check.ts), as in the repository.
+  // The runtime check the service runs first (src/service/runtime-check.ts), as in the repository.
   mkdirSync(join(out, 'scripts'), { recursive: true });
   cpSync(join(PACKAGE_ROOT, 'scripts', 'check-node.cjs'), join(out, 'scripts', 'check-node.cjs'));
   mkdirSync(join(out, 'build', 'docs'), { recursive: true });

@@ -3,16 +3,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { failUsage, parseCommandLine } from '../src/cli/parse-command-line.js';
-import { systemClock } from '../src/clock.js';
-import { issueKey } from '../src/keys/issue-key.js';
-import { memoryCounters, RateLimiter } from '../src/limits/limiter.js';
-import { PLANS, type Limits, type Plan } from '../src/limits/plans.js';
-import { animalsFromExamples } from '../src/sandbox/seed.js';
-import { LOCAL_ORIGINS } from '../src/server/middleware/cors.js';
-import { startService, stopOnSignals } from '../src/service.js';
-import { loadSpec } from '../src/spec/load-spec.js';
-import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { failUsage, parseCommandLine } from '../src/shared/command-line.js';
+import { systemClock } from '../src/service/clock.js';
+import { issueKey } from '../src/service/keys/issue-key.js';
+import { memoryCounters, RateLimiter } from '../src/service/limits/limiter.js';
+import { PLANS, type Limits, type Plan } from '../src/service/limits/plans.js';
+import { animalsFromExamples } from '../src/toolkit/sandbox/seed.js';
+import { LOCAL_ORIGINS } from '../src/service/http/middleware/cors.js';
+import { startService, stopOnSignals } from '../src/service/start-service.js';
+import { loadSpec } from '../src/contract/load-spec.js';
+import { SqliteStore } from '../src/service/store/sqlite/sqlite-store.js';
 
 const HELP = `Usage: npm run sandbox [-- --port N]
 

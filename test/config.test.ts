@@ -1,7 +1,7 @@
 import express from 'express';
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { ConfigError, loadConfig, PACKAGE_ROOT } from '../src/config.js';
+import { ConfigError, loadConfig, PACKAGE_ROOT } from '../src/service/config.js';
 
 describe('configuration', () => {
   it('has a default for everything', () => {

@@ -6,7 +6,7 @@
  */
 import express, { type ErrorRequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { SPEC_PATH } from '../../src/spec/load-spec.js';
+import { SPEC_PATH } from '../../src/contract/load-spec.js';
 import { firstAnimals } from '../animals.js';
 
 const animals = firstAnimals(20);

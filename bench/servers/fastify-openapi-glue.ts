@@ -6,7 +6,7 @@
  */
 import Fastify from 'fastify';
 import openapiGlue from 'fastify-openapi-glue';
-import { SPEC_PATH } from '../../src/spec/load-spec.js';
+import { SPEC_PATH } from '../../src/contract/load-spec.js';
 import { firstAnimals } from '../animals.js';
 
 const animals = firstAnimals(20);

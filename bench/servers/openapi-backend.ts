@@ -6,7 +6,7 @@
 import express from 'express';
 import type { Request, Response } from 'express';
 import { OpenAPIBackend, type Context } from 'openapi-backend';
-import { SPEC_PATH } from '../../src/spec/load-spec.js';
+import { SPEC_PATH } from '../../src/contract/load-spec.js';
 import { firstAnimals } from '../animals.js';
 
 const animals = firstAnimals(20);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { invokedAs } from '../../src/cli/parse-command-line.js';
+import { invokedAs } from '../../src/shared/command-line.js';
 
 // Usage lines and hints name the command as the user typed it: the release's `node keys.js`
 // rather than an npm script that does not exist there.
@@ -10,8 +10,8 @@ describe('invokedAs', () => {
   });
 
   it('names the npm script from the sources or the compiled service', () => {
-    expect(invokedAs('npm run keys --', '/work/animal-store/src/keys/cli.ts')).toBe('npm run keys --');
-    expect(invokedAs('npm start --', '/work/animal-store/dist/src/main.js')).toBe('npm start --');
+    expect(invokedAs('npm run keys --', '/work/animal-store/src/service/keys/cli.ts')).toBe('npm run keys --');
+    expect(invokedAs('npm start --', '/work/animal-store/dist/src/service/main.js')).toBe('npm start --');
     expect(invokedAs('npm start --', undefined)).toBe('npm start --');
   });
 });

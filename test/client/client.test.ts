@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAnimalStoreClient, newIdempotencyKey, type ClientClock, type DeprecationNotice } from '@animal-store/client';
-import type { MockServer } from '../../src/mock/mock-server.js';
+import type { MockServer } from '../../src/toolkit/mock/mock-server.js';
 import { startMockForTests } from '../support/mock-target.js';
 import { startTamperingProxy } from '../support/tampering-proxy.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';

@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSpec } from '../../src/spec/load-spec.js';
+import { loadSpec } from '../../src/contract/load-spec.js';
 import { bin, ROOT, run } from '../support/run.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 

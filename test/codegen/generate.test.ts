@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { apiVersion } from '@animal-store/client';
-import { GENERATED_HEADER } from '../../src/codegen/generate.js';
-import { loadSpec } from '../../src/spec/load-spec.js';
-import { listOperations } from '../../src/spec/operations.js';
+import { GENERATED_HEADER } from '../../src/toolkit/codegen/generate.js';
+import { loadSpec } from '../../src/contract/load-spec.js';
+import { listOperations } from '../../src/contract/operations.js';
 import { ADDED, withAddedOperation } from '../support/added-operation.js';
 import { bin, ROOT, run } from '../support/run.js';
 
@@ -90,7 +90,7 @@ describe('npm run generate', () => {
     writeFileSync(spec, stringify(withAddedOperation()));
     const id = ADDED.operationId;
     const handlersDir = join(workDir, 'handlers');
-    cpSync(join(ROOT, 'src/server/handlers'), handlersDir, { recursive: true });
+    cpSync(join(ROOT, 'src/service/http/handlers'), handlersDir, { recursive: true });
     const before = readFileSync(join(handlersDir, 'listPets.ts'), 'utf8');
     const out = join(workDir, 'out-stub');
 
@@ -118,7 +118,7 @@ describe('npm run generate', () => {
     const ids = listOperations(doc).map((op) => op.operationId);
     expect(ids.length).toBeGreaterThan(0);
     const map = readFileSync(join(ROOT, 'generated', 'handlers.ts'), 'utf8');
-    expect([...map.matchAll(/^import \{ (\w+) \} from '\.\.\/src\/server\/handlers\/(\w+)\.js';$/gm)].map((m) => [m[1], m[2]])).toEqual(ids.map((id) => [id, id]));
+    expect([...map.matchAll(/^import \{ (\w+) \} from '\.\.\/src\/service\/http\/handlers\/(\w+)\.js';$/gm)].map((m) => [m[1], m[2]])).toEqual(ids.map((id) => [id, id]));
     expect(map).toContain(`export const handlers = { ${ids.join(', ')} } satisfies Handlers;`);
     expect(apiVersion).toBe(doc.info.version);
   });

@@ -1,6 +1,6 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { notImplementedHint } from '../../src/server/errors/not-implemented-error.js';
-import { resolveRef, type OpenApiDocument } from '../../src/spec/load-spec.js';
+import { notImplementedHint } from '../../src/service/http/errors/not-implemented-error.js';
+import { resolveRef, type OpenApiDocument } from '../../src/contract/load-spec.js';
 
 /** What a client saw: enough of a response to check it against the contract. */
 export interface ObservedResponse {

@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest';
-import { loadSpec } from '../../src/spec/load-spec.js';
+import { loadSpec } from '../../src/contract/load-spec.js';
 import { contractCases, type ContractCase, type ContractTarget } from './cases.js';
 import { ContractChecker } from './conformance.js';
 

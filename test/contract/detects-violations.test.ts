@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MockServer } from '../../src/mock/mock-server.js';
-import { loadSpec } from '../../src/spec/load-spec.js';
+import type { MockServer } from '../../src/toolkit/mock/mock-server.js';
+import { loadSpec } from '../../src/contract/load-spec.js';
 import { mockTarget, startMockForTests } from '../support/mock-target.js';
 import { startTamperingProxy, type Intercepted } from '../support/tampering-proxy.js';
 import { ContractChecker } from './conformance.js';

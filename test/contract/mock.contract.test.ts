@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operationInputs, responseProblems, unfitFields } from '../../lint/response-examples.js';
-import type { MockServer } from '../../src/mock/mock-server.js';
-import { loadSpec, resolveRef } from '../../src/spec/load-spec.js';
-import { listOperations } from '../../src/spec/operations.js';
+import type { MockServer } from '../../src/toolkit/mock/mock-server.js';
+import { loadSpec, resolveRef } from '../../src/contract/load-spec.js';
+import { listOperations } from '../../src/contract/operations.js';
 import { exampleRequest } from '../support/example-requests.js';
 import { mockTarget, startMockForTests } from '../support/mock-target.js';
 import { ContractChecker } from './conformance.js';

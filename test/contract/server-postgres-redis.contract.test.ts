@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { connectRedis, redisCounters } from '../../src/limits/redis-counters.js';
+import { connectRedis, redisCounters } from '../../src/service/limits/redis-counters.js';
 import { dropTestSchemas, newRedisPrefix, postgresEnabled, redisEnabled, TEST_REDIS_URL } from '../support/services.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import type { ContractTarget } from './cases.js';

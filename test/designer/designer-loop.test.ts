@@ -125,9 +125,9 @@ describe('the designer loop on a copy of the repository', () => {
     expect(before.failures.length, show(before.outcome)).toBeGreaterThan(0);
     for (const failure of before.failures) {
       expect(failure.messages.join('\n'), failure.name).toMatch(/deletePet is not implemented/);
-      expect(failure.messages.join('\n'), failure.name).toContain('src/server/handlers/deletePet.ts');
+      expect(failure.messages.join('\n'), failure.name).toContain('src/service/http/handlers/deletePet.ts');
     }
-    copy.write('src/server/handlers/deletePet.ts', DELETE_PET_HANDLER);
+    copy.write('src/service/http/handlers/deletePet.ts', DELETE_PET_HANDLER);
     succeeds(await copy.npm('check'));
     const after = await vitest(files);
     expect(after.failures, show(after.outcome)).toEqual([]);

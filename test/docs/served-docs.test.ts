@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { loadSpec } from '../../src/spec/load-spec.js';
+import { loadSpec } from '../../src/contract/load-spec.js';
 import { browserTestsEnabled, launchChromium } from '../support/chromium.js';
 import { checkReferencePage } from '../support/reference-page.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';

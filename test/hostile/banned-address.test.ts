@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { generateKey } from '../../src/keys/key-format.js';
-import { LOOKUPS_PER_BANNED_ADDRESS } from '../../src/limits/banned-addresses.js';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import type { Store } from '../../src/store/store.js';
+import { generateKey } from '../../src/service/keys/key-format.js';
+import { LOOKUPS_PER_BANNED_ADDRESS } from '../../src/service/limits/banned-addresses.js';
+import { PostgresStore } from '../../src/service/store/postgres/postgres-store.js';
+import { SqliteStore } from '../../src/service/store/sqlite/sqlite-store.js';
+import type { Store } from '../../src/service/store/store.js';
 import { newSchemaName, postgresEnabled, TEST_DATABASE_URL } from '../support/services.js';
 import { startTestServer } from '../support/test-server.js';
 

@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { issueKey } from '../../src/keys/issue-key.js';
-import { loadSpec } from '../../src/spec/load-spec.js';
+import { issueKey } from '../../src/service/keys/issue-key.js';
+import { loadSpec } from '../../src/contract/load-spec.js';
 import { ContractChecker } from '../contract/conformance.js';
 import { exchange, parseResponses, rawRequest, requestBytes, type RawRequest, type RawResponse } from '../support/raw-http.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSpec } from '../../src/spec/load-spec.js';
-import { PET_NAME_MAX_LENGTH } from '../../src/server/pet-name.js';
+import { loadSpec } from '../../src/contract/load-spec.js';
+import { PET_NAME_MAX_LENGTH } from '../../src/service/http/pet-name.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 // Names as the contract defines them (PetName): what is refused and how cheaply, and the one

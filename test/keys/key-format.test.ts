@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { generateKey, hashKey, parseKey } from '../../src/keys/key-format.js';
+import { generateKey, hashKey, parseKey } from '../../src/service/keys/key-format.js';
 
 describe('API key format', () => {
   it('starts with the environment prefix and passes its own checksum', () => {

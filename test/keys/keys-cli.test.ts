@@ -5,7 +5,7 @@ import { startTestServer, type TestServer } from '../support/test-server.js';
 let server: TestServer;
 // The CLI and a running server share one SQLite file, as in production.
 const keys = (...args: string[]) =>
-  run(bin('tsx'), [`${ROOT}src/keys/cli.ts`, ...args], { env: { DATABASE_PATH: server.databasePath, ANIMAL_STORE_ENV: 'production' } });
+  run(bin('tsx'), [`${ROOT}src/service/keys/cli.ts`, ...args], { env: { DATABASE_PATH: server.databasePath, ANIMAL_STORE_ENV: 'production' } });
 
 beforeAll(async () => {
   server = await startTestServer();

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AddressCounter } from '../../src/limits/address-counter.js';
+import { AddressCounter } from '../../src/service/limits/address-counter.js';
 
 // The counters of client addresses: the same answers as the memory counter of API keys
 // (memory-counter.test.ts), in a table of fixed size whatever the number of addresses (issue 13,

@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { memoryCounters, RateLimiter, type LimitCounters } from '../../src/limits/limiter.js';
-import { PLAN_LIMITS } from '../../src/limits/plans.js';
-import { connectRedis, redisCounters } from '../../src/limits/redis-counters.js';
+import { memoryCounters, RateLimiter, type LimitCounters } from '../../src/service/limits/limiter.js';
+import { PLAN_LIMITS } from '../../src/service/limits/plans.js';
+import { connectRedis, redisCounters } from '../../src/service/limits/redis-counters.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { newRedisPrefix, redisEnabled, TEST_REDIS_URL } from '../support/services.js';
 

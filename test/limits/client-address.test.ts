@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressSubject, canonicalAddress } from '../../src/limits/client-address.js';
+import { addressSubject, canonicalAddress } from '../../src/service/limits/client-address.js';
 
 // Issue 13, finding 4: subjects are canonical addresses, never the raw text a client sent.
 describe('canonicalAddress', () => {

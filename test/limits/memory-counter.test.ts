@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AddressCounter } from '../../src/limits/address-counter.js';
-import { MemoryCounter, memoryCounters } from '../../src/limits/limiter.js';
+import { AddressCounter } from '../../src/service/limits/address-counter.js';
+import { MemoryCounter, memoryCounters } from '../../src/service/limits/limiter.js';
 
 // Both counters of the memory backend: MemoryCounter (API keys) and AddressCounter (client
 // addresses) count and expire as rate-limiter-flexible's do, without a promise.

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RateLimiter, memoryCounters, type LimitCounters } from '../../src/limits/limiter.js';
-import { connectRedis, REDIS_RETRY_AFTER_MS, redisCounters } from '../../src/limits/redis-counters.js';
+import { RateLimiter, memoryCounters, type LimitCounters } from '../../src/service/limits/limiter.js';
+import { connectRedis, REDIS_RETRY_AFTER_MS, redisCounters } from '../../src/service/limits/redis-counters.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { newRedisPrefix, redisEnabled, TEST_REDIS_URL } from '../support/services.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';

@@ -5,8 +5,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadSpec } from '../../src/spec/load-spec.js';
-import { listOperations } from '../../src/spec/operations.js';
+import { loadSpec } from '../../src/contract/load-spec.js';
+import { listOperations } from '../../src/contract/operations.js';
 import { ROOT, run } from '../support/run.js';
 
 const workDir = mkdtempSync(join(tmpdir(), 'animal-store-build-'));
@@ -24,9 +24,9 @@ describe('npm run build', () => {
   it("leaves nothing of a removed handler or module in dist/ or the client package's dist/", async () => {
     // What an earlier build wrote for sources that are gone now.
     const stale = [
-      'dist/src/server/handlers/removedPet.js',
-      'dist/src/server/handlers/removedPet.d.ts',
-      'dist/src/server/handlers/removedPet.js.map',
+      'dist/src/service/http/handlers/removedPet.js',
+      'dist/src/service/http/handlers/removedPet.d.ts',
+      'dist/src/service/http/handlers/removedPet.js.map',
       'dist/generated/operations.js',
       'dist/src/removed-folder/module.js',
       'packages/client/dist/removed.js',
@@ -39,9 +39,9 @@ describe('npm run build', () => {
     for (const path of stale) expect(existsSync(join(ROOT, path)), path).toBe(false);
     expect(existsSync(join(ROOT, 'dist/src/removed-folder'))).toBe(false);
     // What the sources make is all there: the service, every operation's handler, the client.
-    expect(existsSync(join(ROOT, 'dist/src/main.js'))).toBe(true);
+    expect(existsSync(join(ROOT, 'dist/src/service/main.js'))).toBe(true);
     for (const { operationId } of listOperations(loadSpec())) {
-      expect(existsSync(join(ROOT, `dist/src/server/handlers/${operationId}.js`)), operationId).toBe(true);
+      expect(existsSync(join(ROOT, `dist/src/service/http/handlers/${operationId}.js`)), operationId).toBe(true);
     }
     expect(existsSync(join(ROOT, 'packages/client/dist/index.js'))).toBe(true);
     expect(leftovers(join(ROOT, 'dist'))).toEqual([]);

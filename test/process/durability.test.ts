@@ -3,8 +3,8 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { issueKey } from '../../src/keys/issue-key.js';
+import { PostgresStore } from '../../src/service/store/postgres/postgres-store.js';
+import { issueKey } from '../../src/service/keys/issue-key.js';
 import { keyInFile, startServerProcess } from '../support/server-process.js';
 import { dropTestSchemas, postgresEnabled, urlWithNewSchema } from '../support/services.js';
 

@@ -24,7 +24,7 @@ describe.skipIf(!enabled)('several instances on one PostgreSQL and one Redis', (
     const instances = { A: a!, B: b! };
 
     // Keys are issued with the CLI, against the same PostgreSQL, as an operator would.
-    const keys = (...args: string[]) => run(bin('tsx'), [`${ROOT}src/keys/cli.ts`, ...args], { env });
+    const keys = (...args: string[]) => run(bin('tsx'), [`${ROOT}src/service/keys/cli.ts`, ...args], { env });
     const issue = async (...args: string[]) => /\n(as_prod_[0-9A-Za-z]{38})\n/.exec((await keys('create', ...args)).stdout)![1]!;
     const worker = await issue('--plan', 'business', '--name', 'worker');
     // 20 a day in all; the minute window (1000) stays out of the way.

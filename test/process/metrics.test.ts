@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { issueKey } from '../../src/keys/issue-key.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { issueKey } from '../../src/service/keys/issue-key.js';
+import { SqliteStore } from '../../src/service/store/sqlite/sqlite-store.js';
 import { freePort } from '../../bench/processes.js';
 import { startServerProcess } from '../support/server-process.js';
 

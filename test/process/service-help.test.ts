@@ -7,8 +7,8 @@ import { ROOT, run } from '../support/run.js';
 
 describe('the service --help', () => {
   it.each([
-    ['npm start (tsx)', ['--import', 'tsx', 'src/main.ts', '--help']],
-    ['npm run serve (compiled)', [join('dist', 'src', 'main.js'), '--help']],
+    ['npm start (tsx)', ['--import', 'tsx', 'src/service/main.ts', '--help']],
+    ['npm run serve (compiled)', [join('dist', 'src', 'service', 'main.js'), '--help']],
   ])('%s prints the usage and every setting, then exits 0', async (label, args) => {
     if (args[0]!.startsWith('dist')) expect(existsSync(join(ROOT, args[0]!)), 'npm run build has written dist/').toBe(true);
     const { code, stdout } = await run(process.execPath, args);

@@ -16,7 +16,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Runs the service (from the sources) with `env`: its process, its exit, and the port it reports in its listening line. */
 function service(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'main.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'service', 'main.ts')], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'info', DATABASE_PATH: join(dir, 'store.db'), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSpec, type OpenApiDocument } from '../../src/spec/load-spec.js';
+import { loadSpec, type OpenApiDocument } from '../../src/contract/load-spec.js';
 import { ContractChecker } from '../contract/conformance.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { requestArbitraries } from './arbitraries-from-spec.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { resolveRef, type OpenApiDocument } from '../../src/spec/load-spec.js';
-import { listOperations, type OperationInfo } from '../../src/spec/operations.js';
+import { resolveRef, type OpenApiDocument } from '../../src/contract/load-spec.js';
+import { listOperations, type OperationInfo } from '../../src/contract/operations.js';
 import { SchemaArbitraries, toJsonText, type Broken, type BrokenFamily, type MutationKind, type Schema } from './schema-arbitraries.js';
 
 /** How a generated request authenticates: with a valid key, or with one way of not having one. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { loadSpec } from '../../src/spec/load-spec.js';
-import { listOperations } from '../../src/spec/operations.js';
+import { loadSpec } from '../../src/contract/load-spec.js';
+import { listOperations } from '../../src/contract/operations.js';
 import { dropTestSchemas, postgresEnabled } from '../support/services.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { propertyHarness, propertyRuns, UNLIMITED, type PropertyHarness } from './harness.js';

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { generateKey } from '../../src/keys/key-format.js';
-import { issueKey } from '../../src/keys/issue-key.js';
-import { encodeCursor } from '../../src/server/pagination.js';
-import type { OpenApiDocument } from '../../src/spec/load-spec.js';
+import { generateKey } from '../../src/service/keys/key-format.js';
+import { issueKey } from '../../src/service/keys/issue-key.js';
+import { encodeCursor } from '../../src/service/http/pagination.js';
+import type { OpenApiDocument } from '../../src/contract/load-spec.js';
 import { ContractChecker, type ObservedResponse } from '../contract/conformance.js';
 import type { TestServer } from '../support/test-server.js';
 import { requestArbitraries, type GeneratedRequest } from './arbitraries-from-spec.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { GENERATED_FORMATS, IGNORED_KEYWORDS, unsupportedKeywords, type GeneratedFormat } from '../../lint/schema-keywords.js';
-import { resolveRef, type OpenApiDocument } from '../../src/spec/load-spec.js';
+import { resolveRef, type OpenApiDocument } from '../../src/contract/load-spec.js';
 import { brokenFormatValues, FLOAT_MAX, formatValues, INTEGER_FORMATS } from './schema-formats.js';
 import { SchemaMatcher } from './schema-matcher.js';
 import { canonicalJson, mergeSchemas, typeList, UnsatisfiableError } from './schema-merge.js';

@@ -3,7 +3,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import { fastFormats, fullFormats } from 'ajv-formats/dist/formats.js';
 import { describe, expect, it } from 'vitest';
 import { GENERATED_FORMATS, GENERATED_KEYWORDS, unsupportedKeywords } from '../../lint/schema-keywords.js';
-import type { OpenApiDocument } from '../../src/spec/load-spec.js';
+import type { OpenApiDocument } from '../../src/contract/load-spec.js';
 import { SchemaArbitraries, toJsonText, type Schema } from './schema-arbitraries.js';
 
 /** Schemas the fixtures reach by $ref, as a contract's components. */

@@ -1,6 +1,6 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { fastFormats, fullFormats } from 'ajv-formats/dist/formats.js';
-import type { OpenApiDocument } from '../../src/spec/load-spec.js';
+import type { OpenApiDocument } from '../../src/contract/load-spec.js';
 
 /**
  * Whether values satisfy schemas of a contract, for what the generator cannot build by

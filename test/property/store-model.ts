@@ -1,9 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ObservedResponse } from '../contract/conformance.js';
-import { canonical } from '../../src/server/middleware/idempotency.js';
-import { decodeCursor } from '../../src/server/pagination.js';
-import type { OpenApiDocument } from '../../src/spec/load-spec.js';
-import { createPetBodies } from '../../src/store/pet-storage-check.js';
+import { canonical } from '../../src/service/http/middleware/idempotency.js';
+import { decodeCursor } from '../../src/service/http/pagination.js';
+import type { OpenApiDocument } from '../../src/contract/load-spec.js';
+import { createPetBodies } from '../../src/toolkit/codegen/pet-storage-check.js';
 import type { GeneratedRequest } from './arbitraries-from-spec.js';
 
 /** An animal as sent and stored: its columns and whatever else the contract gives NewPet and Pet. */

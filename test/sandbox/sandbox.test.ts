@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { animalsFromExamples } from '../../src/sandbox/seed.js';
-import { loadSpec } from '../../src/spec/load-spec.js';
+import { animalsFromExamples } from '../../src/toolkit/sandbox/seed.js';
+import { loadSpec } from '../../src/contract/load-spec.js';
 import { ROOT } from '../support/run.js';
 
 describe('npm run sandbox', () => {

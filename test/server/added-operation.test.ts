@@ -3,9 +3,9 @@
 // then a handler that answers 204 is written as `return { status: 204 }`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handlers } from '../../generated/handlers.js';
-import { notImplementedHint } from '../../src/server/errors/not-implemented-error.js';
-import type { Handlers, OperationId } from '../../src/server/handler-types.js';
-import { notImplemented } from '../../src/server/not-implemented.js';
+import { notImplementedHint } from '../../src/service/http/errors/not-implemented-error.js';
+import type { Handlers, OperationId } from '../../src/service/http/handler-types.js';
+import { notImplemented } from '../../src/service/http/not-implemented.js';
 import { ContractChecker, type ObservedResponse } from '../contract/conformance.js';
 import { ADDED, withAddedOperation } from '../support/added-operation.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
@@ -44,7 +44,7 @@ describe('an operation the contract gains, while its handler is the stub npm run
     const warning = startWarning(logLines);
     expect(warning?.unimplemented).toContain(ADDED.operationId);
     expect(warning?.msg).toContain(
-      `${ADDED.operationId} is not implemented: write src/server/handlers/${ADDED.operationId}.ts (see generated/handlers.ts)`,
+      `${ADDED.operationId} is not implemented: write src/service/http/handlers/${ADDED.operationId}.ts (see generated/handlers.ts)`,
     );
     expect(warning?.msg).toMatch(/\. Until then each answers 501 not_implemented\.$/);
   });
@@ -59,7 +59,7 @@ describe('an operation the contract gains, while its handler is the stub npm run
     });
     expect(checker.checkResponse(ADDED.operationId, observed)).toEqual([notImplementedHint(ADDED.operationId)]);
     expect(notImplementedHint(ADDED.operationId)).toBe(
-      `${ADDED.operationId} is not implemented: write src/server/handlers/${ADDED.operationId}.ts (see generated/handlers.ts)`,
+      `${ADDED.operationId} is not implemented: write src/service/http/handlers/${ADDED.operationId}.ts (see generated/handlers.ts)`,
     );
     expect(warnings(logLines).map((entry) => entry.msg)).toContain(notImplementedHint(ADDED.operationId));
   });

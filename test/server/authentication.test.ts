@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateKey } from '../../src/keys/key-format.js';
+import { generateKey } from '../../src/service/keys/key-format.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 let server: TestServer;

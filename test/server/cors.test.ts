@@ -1,8 +1,8 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, ConfigError, corsOriginsOf } from '../../src/config.js';
-import { CORS_EXPOSED_HEADERS, LOCAL_ORIGINS, originAllowed, parseAllowedOrigin } from '../../src/server/middleware/cors.js';
-import { loadSpec } from '../../src/spec/load-spec.js';
+import { loadConfig, ConfigError, corsOriginsOf } from '../../src/service/config.js';
+import { CORS_EXPOSED_HEADERS, LOCAL_ORIGINS, originAllowed, parseAllowedOrigin } from '../../src/service/http/middleware/cors.js';
+import { loadSpec } from '../../src/contract/load-spec.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 const APP = 'http://localhost:5173';

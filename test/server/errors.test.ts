@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handlers } from '../../generated/handlers.js';
-import type { Handlers } from '../../src/server/handler-types.js';
-import { NotImplementedError } from '../../src/server/errors/not-implemented-error.js';
+import type { Handlers } from '../../src/service/http/handler-types.js';
+import { NotImplementedError } from '../../src/service/http/errors/not-implemented-error.js';
 import { allowAt, methodNotAt } from '../support/contract-methods.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 

@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { connectRedis, REDIS_RETRY_AFTER_MS, redisCounters } from '../../src/limits/redis-counters.js';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { connectRedis, REDIS_RETRY_AFTER_MS, redisCounters } from '../../src/service/limits/redis-counters.js';
+import { PostgresStore } from '../../src/service/store/postgres/postgres-store.js';
 import { dropTestSchemas, newRedisPrefix, newSchemaName, postgresEnabled, redisEnabled, TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/services.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
-import { prometheusMetrics } from '../../src/metrics/prometheus.js';
+import { prometheusMetrics } from '../../src/service/metrics/prometheus.js';
 import { startTestServer } from '../support/test-server.js';
 
 afterAll(() => dropTestSchemas());

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handlers } from '../../generated/handlers.js';
-import { loadSpec, resolveRef } from '../../src/spec/load-spec.js';
+import { loadSpec, resolveRef } from '../../src/contract/load-spec.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 let server: TestServer;

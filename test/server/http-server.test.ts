@@ -2,7 +2,7 @@ import { IncomingMessage, ServerResponse, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpServer } from '../../src/server/http-server.js';
+import { createHttpServer } from '../../src/service/http/http-server.js';
 
 // createHttpServer is Node's http server with the app as its handler (Express sets its own
 // prototypes on each request, which Node 24 no longer makes costly): Express's API is all there.

@@ -1,10 +1,10 @@
-// The app runs the contract's middleware as one pipeline (src/server/pipeline.ts) instead of one
+// The app runs the contract's middleware as one pipeline (src/service/http/pipeline.ts) instead of one
 // app.use per step. It must keep Express 5's rules, or an error could be lost or a step skipped.
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pipeline } from '../../src/server/pipeline.js';
+import { pipeline } from '../../src/service/http/pipeline.js';
 
 let server: Server;
 let origin: string;

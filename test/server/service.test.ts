@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { handlers } from '../../generated/handlers.js';
-import { issueKey } from '../../src/keys/issue-key.js';
-import { memoryCounters, RateLimiter } from '../../src/limits/limiter.js';
-import { startService, type RunningService } from '../../src/service.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { issueKey } from '../../src/service/keys/issue-key.js';
+import { memoryCounters, RateLimiter } from '../../src/service/limits/limiter.js';
+import { startService, type RunningService } from '../../src/service/start-service.js';
+import { SqliteStore } from '../../src/service/store/sqlite/sqlite-store.js';
 import { FakeClock } from '../support/fake-clock.js';
 
 /**

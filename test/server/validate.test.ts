@@ -1,4 +1,4 @@
-// Guards the way src/server/middleware/validate.ts reaches express-openapi-validator: it sets
+// Guards the way src/service/http/middleware/validate.ts reaches express-openapi-validator: it sets
 // `req.openapi` itself from the operation the request was matched to, instead of running the
 // validator's metadata middleware. What it sets must be what that middleware would have set.
 import { OpenApiContext } from 'express-openapi-validator/dist/framework/openapi.context.js';
@@ -12,11 +12,11 @@ import { join } from 'node:path';
 import express, { type ErrorRequestHandler } from 'express';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { RequestLocals } from '../../src/server/middleware/locals.js';
-import { ADAPTED_VERSION, loadValidators, validate, VALIDATOR_OPTIONS } from '../../src/server/middleware/validate.js';
-import { lengthBeforePattern } from '../../src/spec/length-before-pattern.js';
-import { loadSpec } from '../../src/spec/load-spec.js';
-import { basePathOf, listOperations } from '../../src/spec/operations.js';
+import { RequestLocals } from '../../src/service/http/middleware/locals.js';
+import { ADAPTED_VERSION, loadValidators, validate, VALIDATOR_OPTIONS } from '../../src/service/http/middleware/validate.js';
+import { lengthBeforePattern } from '../../src/contract/length-before-pattern.js';
+import { loadSpec } from '../../src/contract/load-spec.js';
+import { basePathOf, listOperations } from '../../src/contract/operations.js';
 import { ROOT } from '../support/run.js';
 
 const doc = loadSpec();

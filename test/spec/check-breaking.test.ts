@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { compareContracts } from '../../src/spec/breaking-changes.js';
+import { compareContracts } from '../../src/toolkit/breaking/breaking-changes.js';
 import { ROOT, run } from '../support/run.js';
 
 // A parsed YAML document, changed freely by each mutation.

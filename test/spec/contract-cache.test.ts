@@ -1,11 +1,11 @@
-// The parsed copy of openapi.yaml that `npm run build` writes (src/spec/contract-cache.ts) must
+// The parsed copy of openapi.yaml that `npm run build` writes (src/contract/contract-cache.ts) must
 // never be read for a contract it was not made from.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cachedContract, parseYaml, writeContractCache } from '../../src/spec/contract-cache.js';
-import { SPEC_PATH } from '../../src/spec/load-spec.js';
+import { cachedContract, parseYaml, writeContractCache } from '../../src/contract/contract-cache.js';
+import { SPEC_PATH } from '../../src/contract/load-spec.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'animal-store-contract-cache-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { lengthBeforePattern } from '../../src/spec/length-before-pattern.js';
-import type { OpenApiDocument } from '../../src/spec/load-spec.js';
+import { lengthBeforePattern } from '../../src/contract/length-before-pattern.js';
+import type { OpenApiDocument } from '../../src/contract/load-spec.js';
 
 const limited = { type: 'string', maxLength: 5, pattern: '^a+$' };
 const guarded = { type: 'string', maxLength: 5, if: { maxLength: 5 }, then: { pattern: '^a+$' } };

@@ -3,7 +3,7 @@ import { mkdtempSync, openSync, rmSync, writeSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../src/service/store/sqlite/sqlite-store.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 // Issue 13, finding 7: on a full disk, POST answered 500 internal_error while /readyz said

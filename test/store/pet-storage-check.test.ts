@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadSpec, type OpenApiDocument } from '../../src/spec/load-spec.js';
-import { petStorageGaps } from '../../src/store/pet-storage-check.js';
+import { loadSpec, type OpenApiDocument } from '../../src/contract/load-spec.js';
+import { petStorageGaps } from '../../src/toolkit/codegen/pet-storage-check.js';
 
 /** The contract with NewPet and Pet edited as a designer would. */
 function edited(edit: (schemas: Record<string, { properties: Record<string, unknown>; required: string[] }>) => void): OpenApiDocument {
@@ -41,7 +41,7 @@ describe('the storage gate (npm run generate and npm run check report it)', () =
     }));
     expect(gaps).toHaveLength(1);
     expect(gaps[0]).toMatch(/^Pet\.createdAt is required in every animal returned, but no store keeps it: NewPet does not have it/);
-    expect(gaps[0]).toContain('a migration named "add pets.created_at" in src/store/sqlite/migrations.ts and src/store/postgres/migrations.ts');
+    expect(gaps[0]).toContain('a migration named "add pets.created_at" in src/service/store/sqlite/migrations.ts and src/service/store/postgres/migrations.ts');
   });
 
   it('names a required Pet field that NewPet has but does not always send', () => {

@@ -1,8 +1,8 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
-import { StoreUnavailableError } from '../../src/store/store-unavailable-error.js';
+import { PostgresStore } from '../../src/service/store/postgres/postgres-store.js';
+import { POSTGRES_MIGRATIONS } from '../../src/service/store/postgres/migrations.js';
+import { StoreUnavailableError } from '../../src/service/store/store-unavailable-error.js';
 import { dropTestSchemas, newSchemaName, postgresEnabled, TEST_DATABASE_URL } from '../support/services.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
 import { defineStoreSuite } from './store-suite.js';

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DATA_VERSION_TRUSTED_MS, migrate, PET_SELECT, SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
+import { DATA_VERSION_TRUSTED_MS, migrate, PET_SELECT, SqliteStore } from '../../src/service/store/sqlite/sqlite-store.js';
+import { SQLITE_MIGRATIONS } from '../../src/service/store/sqlite/migrations.js';
 import { defineStoreSuite } from './store-suite.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'animal-store-sqlite-'));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ApiKeyRecord, PetToCreate, Store } from '../../src/store/store.js';
+import type { ApiKeyRecord, PetToCreate, Store } from '../../src/service/store/store.js';
 
 /**
  * The behaviour every Store implementation must have. Each engine's test file calls this with

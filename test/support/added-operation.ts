@@ -1,5 +1,5 @@
-import { loadSpec, type OpenApiDocument } from '../../src/spec/load-spec.js';
-import { listOperations } from '../../src/spec/operations.js';
+import { loadSpec, type OpenApiDocument } from '../../src/contract/load-spec.js';
+import { listOperations } from '../../src/contract/operations.js';
 
 /** The operation {@link withAddedOperation} adds: on a path of its own, so it never meets one of the contract's. */
 export const ADDED = { operationId: 'removeAddedByTest', method: 'delete', path: '/added-by-test/{petId}' } as const;

@@ -1,5 +1,5 @@
-import { resolveRef, type OpenApiDocument } from '../../src/spec/load-spec.js';
-import type { OperationInfo } from '../../src/spec/operations.js';
+import { resolveRef, type OpenApiDocument } from '../../src/contract/load-spec.js';
+import type { OperationInfo } from '../../src/contract/operations.js';
 
 /** A request, relative to the base URL (`/pets/42`), and what to send with it. */
 export interface ExampleRequest {

@@ -1,4 +1,4 @@
-import type { Clock } from '../../src/clock.js';
+import type { Clock } from '../../src/service/clock.js';
 
 /** A clock the test moves by hand. Starts 10 s into a minute so windows are predictable. */
 export class FakeClock implements Clock {

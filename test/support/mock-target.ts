@@ -1,4 +1,4 @@
-import { startMockServer, type MockServer } from '../../src/mock/mock-server.js';
+import { startMockServer, type MockServer } from '../../src/toolkit/mock/mock-server.js';
 import type { ContractTarget, Scenario } from '../contract/cases.js';
 
 /** Starts `npm run mock`'s server on a free port for a test file. */

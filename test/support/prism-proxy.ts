@@ -1,5 +1,5 @@
-import { startPrism } from '../../src/mock/prism-process.js';
-import { SPEC_PATH } from '../../src/spec/load-spec.js';
+import { startPrism } from '../../src/toolkit/mock/prism-process.js';
+import { SPEC_PATH } from '../../src/contract/load-spec.js';
 import type { ContractTarget } from '../contract/cases.js';
 
 /** A running `prism proxy` in front of a server. */

@@ -2,8 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { expect } from 'vitest';
-import { loadSpec } from '../../src/spec/load-spec.js';
-import { listOperations } from '../../src/spec/operations.js';
+import { loadSpec } from '../../src/contract/load-spec.js';
+import { listOperations } from '../../src/contract/operations.js';
 import { ROOT } from './run.js';
 
 /**

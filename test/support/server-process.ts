@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { issueKey } from '../../src/keys/issue-key.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { issueKey } from '../../src/service/keys/issue-key.js';
+import { SqliteStore } from '../../src/service/store/sqlite/sqlite-store.js';
 import { freePort } from '../../bench/processes.js';
 import { ROOT } from './run.js';
 
@@ -15,16 +15,16 @@ export interface ServerProcess {
 
 /** How {@link startServerProcess} runs the service. */
 export interface ProcessOptions {
-  /** The compiled build (`npm run serve`, dist/src/main.js) instead of the sources through tsx. @default false */
+  /** The compiled build (`npm run serve`, dist/src/service/main.js) instead of the sources through tsx. @default false */
   compiled?: boolean;
   /** Run on this CPU core alone (taskset), as a small container would. */
   core?: number;
 }
 
-/** Starts `src/main.ts` on `databasePath` (or `env.DATABASE_URL`) and a free port; resolves once it listens. */
+/** Starts `src/service/main.ts` on `databasePath` (or `env.DATABASE_URL`) and a free port; resolves once it listens. */
 export async function startServerProcess(databasePath: string, env: Record<string, string> = {}, options: ProcessOptions = {}): Promise<ServerProcess> {
   // One process (not the tsx wrapper, which would leave its child behind on SIGKILL).
-  const node = [process.execPath, ...(options.compiled ? [`${ROOT}dist/src/main.js`] : ['--import', 'tsx', `${ROOT}src/main.ts`])];
+  const node = [process.execPath, ...(options.compiled ? [`${ROOT}dist/src/service/main.js`] : ['--import', 'tsx', `${ROOT}src/service/main.ts`])];
   const [command, ...args] = options.core === undefined ? node : ['taskset', '-c', String(options.core), ...node];
   // A free port chosen here, so that finding the service depends on no log line (LOG_LEVEL may hide them).
   const port = await freePort();

@@ -4,22 +4,22 @@ import { join } from 'node:path';
 import createClient from 'openapi-fetch';
 import { pino } from 'pino';
 import type { paths } from '@animal-store/client';
-import { issueKey } from '../../src/keys/issue-key.js';
-import type { KeyEnvironment } from '../../src/keys/key-format.js';
-import { memoryCounters, RateLimiter, type BanPolicy, type LimitCounters } from '../../src/limits/limiter.js';
-import type { Limits, Plan } from '../../src/limits/plans.js';
-import type { HttpTimeouts } from '../../src/server/http-server.js';
-import type { PublicLimits } from '../../src/server/middleware/rate-limit.js';
-import { startService } from '../../src/service.js';
-import type { OpenApiDocument } from '../../src/spec/load-spec.js';
-import type { Handlers } from '../../src/server/handler-types.js';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import type { Store } from '../../src/store/store.js';
+import { issueKey } from '../../src/service/keys/issue-key.js';
+import type { KeyEnvironment } from '../../src/service/keys/key-format.js';
+import { memoryCounters, RateLimiter, type BanPolicy, type LimitCounters } from '../../src/service/limits/limiter.js';
+import type { Limits, Plan } from '../../src/service/limits/plans.js';
+import type { HttpTimeouts } from '../../src/service/http/http-server.js';
+import type { PublicLimits } from '../../src/service/http/middleware/rate-limit.js';
+import { startService } from '../../src/service/start-service.js';
+import type { OpenApiDocument } from '../../src/contract/load-spec.js';
+import type { Handlers } from '../../src/service/http/handler-types.js';
+import { PostgresStore } from '../../src/service/store/postgres/postgres-store.js';
+import { SqliteStore } from '../../src/service/store/sqlite/sqlite-store.js';
+import type { Store } from '../../src/service/store/store.js';
 import { newSchemaName, TEST_DATABASE_URL } from './services.js';
 import { FakeClock } from './fake-clock.js';
-import type { Clock } from '../../src/clock.js';
-import type { ServiceMetrics } from '../../src/metrics/service-metrics.js';
+import type { Clock } from '../../src/service/clock.js';
+import type { ServiceMetrics } from '../../src/service/metrics/service-metrics.js';
 
 /** Options of {@link startTestServer}. */
 export interface TestServerOptions {

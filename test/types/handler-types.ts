@@ -2,7 +2,7 @@
 // after it does not compile; if it ever compiled, tsc would fail on the unused directive.
 import type { components } from '@animal-store/client';
 import { handlers } from '../../generated/handlers.js';
-import type { Handler, Handlers, ResultOf } from '../../src/server/handler-types.js';
+import type { Handler, Handlers, ResultOf } from '../../src/service/http/handler-types.js';
 
 const pet = { id: 1, name: 'Rex', categoryId: 3, status: 'available' as const };
 

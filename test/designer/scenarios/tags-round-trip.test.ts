@@ -4,7 +4,7 @@
 import createClient from 'openapi-fetch';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { components, paths } from '@animal-store/client';
-import { startMockServer } from '../src/mock/mock-server.js';
+import { startMockServer } from '../src/toolkit/mock/mock-server.js';
 import { dropTestSchemas, postgresEnabled } from './support/services.js';
 import { startTestServer } from './support/test-server.js';
 

@@ -1,0 +1,153 @@
+import express, { type Express } from 'express';
+import type { Logger } from 'pino';
+import { handlers as generatedHandlers } from '../../../generated/handlers.js';
+import type { Clock } from '../clock.js';
+import type { KeyEnvironment } from '../keys/key-format.js';
+import { BannedAddresses } from '../limits/banned-addresses.js';
+import { memoryCounters, RateLimiter } from '../limits/limiter.js';
+import { NO_METRICS, type ServiceMetrics } from '../metrics/service-metrics.js';
+import type { Limits } from '../limits/plans.js';
+import { readFileSync } from 'node:fs';
+import { loadSpec, SPEC_PATH, type OpenApiDocument } from '../../contract/load-spec.js';
+import { basePathOf, listOperations, type OperationInfo } from '../../contract/operations.js';
+import type { Store } from '../store/store.js';
+import { contractDocuments } from './contract-documents.js';
+import { NotFoundError } from './errors/not-found-error.js';
+import { notImplementedHint } from './errors/not-implemented-error.js';
+import type { Handlers } from './handler-types.js';
+import { authenticate, requireKey } from './middleware/authenticate.js';
+import { corsFor } from './middleware/cors.js';
+import { deprecation } from './middleware/deprecation.js';
+import { errorHandler } from './middleware/error-handler.js';
+import { idempotency } from './middleware/idempotency.js';
+import { jsonBody } from './middleware/json-body.js';
+import { localsOf } from './middleware/locals.js';
+import { limitPublic, PUBLIC_LIMITS, rateLimit, type PublicLimits } from './middleware/rate-limit.js';
+import { requestContext } from './middleware/request-context.js';
+import { strictParameters } from './middleware/strict-parameters.js';
+import { matchOperation } from './middleware/match-operation.js';
+import { routeGuard } from './middleware/route-guard.js';
+import { validate } from './middleware/validate.js';
+import { mountOperations } from './mount-operations.js';
+import { unimplemented } from './not-implemented.js';
+import { pipeline } from './pipeline.js';
+import { PathMatcher } from './routing.js';
+
+/** Largest request body accepted, in bytes (the contract's PayloadTooLarge says 16 KiB). */
+export const BODY_LIMIT_BYTES = 16 * 1024;
+
+/** Everything the app needs, injected; createApp reads no environment and opens nothing. */
+export interface AppDependencies {
+  store: Store;
+  limiter: RateLimiter;
+  clock: Clock;
+  logger: Logger;
+  environment: KeyEnvironment;
+  anonymousLimits: Limits;
+  /** Express's `trust proxy`. @default false */
+  trustProxy?: boolean | number | string;
+  /** @default the handlers of src/service/http/handlers, through generated/handlers.ts */
+  handlers?: Handlers;
+  /** @default openapi.yaml */
+  spec?: OpenApiDocument;
+  /**
+   * Check openapi.yaml against the OpenAPI schema at start (see validate.ts); production skips
+   * it, since `npm run check` checked the contract it ships with.
+   * @default true
+   */
+  checkSpecAtStart?: boolean;
+  /** The rendered reference served at /docs. @default build/docs/index.html */
+  docsPath?: string;
+  /** Limits per address of the documents and health checks served without a key. @default PUBLIC_LIMITS */
+  publicLimits?: PublicLimits;
+  /** Origins whose pages may call the service from a browser (see middleware/cors.ts). @default none */
+  corsOrigins?: readonly string[];
+  /** Where requests, limit decisions, store errors and replays are counted. @default NO_METRICS */
+  metrics?: ServiceMetrics;
+}
+
+/**
+ * Builds the Express app. A request goes: request id and log → CORS (a browser's preflight is
+ * answered here) → the contract's operation for its
+ * method and path, found once → deprecation headers → key →
+ * rate limit → 401 without a key → 404/405 for what the contract does not have → sunset gate →
+ * body (required, strict JSON, size limit) → contract validation → Idempotency-Key → handler (by operationId) → store; anything
+ * thrown ends in the error handler as the Error body.
+ */
+export function createApp(deps: AppDependencies): Express {
+  const doc = deps.spec ?? loadSpec();
+  const specText = deps.spec ? null : readFileSync(SPEC_PATH, 'utf8');
+  const operations = listOperations(doc);
+  const basePath = basePathOf(doc);
+  const paths = new PathMatcher(operations, basePath);
+  const handlers = deps.handlers ?? generatedHandlers;
+  // Stubs written by `npm run generate` answer 501 until someone writes them: say so at start.
+  const stubbed = unimplemented(operations.map((op) => op.operationId), handlers);
+  if (stubbed.length > 0) {
+    deps.logger.warn({ unimplemented: stubbed }, `${stubbed.map(notImplementedHint).join('; ')}. Until then each answers 501 not_implemented.`);
+  }
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('case sensitive routing', true);
+  app.set('trust proxy', deps.trustProxy ?? false);
+  app.set('query parser', 'simple');
+
+  const metrics = deps.metrics ?? NO_METRICS;
+  app.use(requestContext(deps.logger, metrics));
+  // Preflights are answered before the key and the limits: a browser sends neither with them.
+  app.use(corsFor(deps.corsOrigins ?? [], [...new Set(operations.map((op) => op.method.toUpperCase()))]));
+  const publicLimits = deps.publicLimits ?? PUBLIC_LIMITS;
+  // What needs no key is limited in this instance's memory and never banned: a load balancer's
+  // probes must not be refused for long, nor counted once per instance through Redis.
+  const publicLimiter = new RateLimiter(memoryCounters(), deps.clock, { banAfterRefusals: Number.MAX_SAFE_INTEGER, banSeconds: 1 });
+  const healthLimit = limitPublic(publicLimiter, 'health', publicLimits.health);
+  app.get('/healthz', healthLimit, (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  // Requests that come while the store is being asked share its answer: a flood of /readyz keeps
+  // at most one query in flight.
+  let readiness: Promise<Error | null> | null = null;
+  app.get('/readyz', healthLimit, async (_req, res) => {
+    readiness ??= deps.store.ping().then(
+      () => null,
+      (error: unknown) => error as Error,
+    );
+    const asked = readiness;
+    const error = await asked;
+    if (readiness === asked) readiness = null;
+    if (!error) {
+      res.json({ status: 'ready' });
+      return;
+    }
+    // The reason (a host, a port, a path) is for the operator's log, not for anyone who asks.
+    localsOf(res).log.warn({ reason: error.message }, 'not ready: the store does not answer');
+    res.status(503).json({ status: 'unavailable' });
+  });
+
+  app.use(contractDocuments(doc, specText, limitPublic(publicLimiter, 'documents', publicLimits.documents), deps.docsPath));
+
+  const { headers: deprecationHeaders, gate: sunsetGate } = deprecation(operations, basePath, deps.clock);
+  // Addresses this instance saw banned: their unknown keys are not looked up in the store.
+  const bannedAddresses = new BannedAddresses(deps.clock);
+  // The contract's operations: one Express middleware running each step in turn (pipeline.ts).
+  app.use(
+    pipeline([
+      matchOperation(paths),
+      deprecationHeaders,
+      authenticate(deps.store, deps.environment, bannedAddresses),
+      rateLimit(deps.limiter, deps.anonymousLimits, bannedAddresses, metrics),
+      requireKey,
+      routeGuard,
+      sunsetGate,
+      jsonBody(doc, operations, BODY_LIMIT_BYTES),
+      strictParameters(doc, operations),
+      validate(doc, operations, { checkSpec: deps.checkSpecAtStart ?? true }),
+      idempotency(operations, deps.store, deps.clock, metrics),
+      mountOperations(operations, handlers, { store: deps.store, clock: deps.clock, basePath }),
+    ]),
+  );
+  app.use((req, _res, next) => next(new NotFoundError(`No route ${req.method} ${req.path}.`)));
+  app.use(errorHandler(paths, BODY_LIMIT_BYTES, metrics));
+  return app;
+}

@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import type { Clock } from '../../clock.js';
+import { NO_METRICS, type ServiceMetrics } from '../../metrics/service-metrics.js';
+import type { OperationInfo } from '../../../contract/operations.js';
+import type { IdempotencyRepository } from '../../store/store.js';
+import { IdempotencyKeyInUseError } from '../errors/idempotency-key-in-use-error.js';
+import { IdempotencyKeyReusedError } from '../errors/idempotency-key-reused-error.js';
+import { localsOf } from './locals.js';
+import { perOperation } from '../routing.js';
+
+/** How long records are kept, and after how long an unfinished claim may be taken over. */
+export const IDEMPOTENCY_TIMING = { retentionMs: 24 * 60 * 60 * 1000, lockMs: 30_000 } as const;
+
+/** JSON with object keys sorted, so the same body always has the same fingerprint. */
+export function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * Idempotency-Key for the operations that declare it (createPet). Mounted after validation,
+ * so invalid requests are never recorded. A first request claims the key; the handler's store
+ * write records the response in the same transaction; a retry with the same body gets that
+ * response again (with `Idempotent-Replayed: true`) and creates nothing; another body is 422;
+ * a retry while the first is in flight is 409. A request that fails releases its claim.
+ * @see draft-ietf-httpapi-idempotency-key-header
+ */
+export function idempotency(operations: OperationInfo[], store: IdempotencyRepository, clock: Clock, metrics: ServiceMetrics = NO_METRICS): RequestHandler {
+  return perOperation(operations, (op) => {
+    if (!op.headerParameters.includes('Idempotency-Key')) return undefined;
+    return async (req, res, next) => {
+      const key = req.get('Idempotency-Key');
+      const locals = localsOf(res);
+      if (key === undefined || !locals.key) return next();
+      const scope = { apiKeyId: locals.key.id, key };
+      const fingerprint = createHash('sha256').update(canonical({ operation: op.operationId, params: locals.pathParams, body: req.body })).digest('hex');
+      const claim = await store.claimIdempotencyKey(scope, fingerprint, { now: new Date(clock.now()), ...IDEMPOTENCY_TIMING });
+      switch (claim.outcome) {
+        case 'claimed':
+          locals.idempotency = scope;
+          // Whatever happens to the request, an unfinished claim is given up when it ends;
+          // a completed one (recorded with the animal) stays.
+          res.once('close', () => {
+            store.releaseIdempotencyKey(scope).catch((error: unknown) => locals.log.warn({ err: error }, 'could not release an Idempotency-Key claim'));
+          });
+          return next();
+        case 'replay':
+          metrics.idempotentReplay();
+          res.set('Idempotent-Replayed', 'true');
+          res.status(claim.status).json(claim.body);
+          return;
+        case 'in_flight':
+          throw new IdempotencyKeyInUseError();
+        case 'mismatch':
+          throw new IdempotencyKeyReusedError();
+      }
+    };
+  });
+}

@@ -1,0 +1,113 @@
+import type { RequestHandler } from 'express';
+import type { BannedAddresses } from '../../limits/banned-addresses.js';
+import type { LimitDecision, RateLimiter } from '../../limits/limiter.js';
+import { NO_METRICS, type LimitOutcome, type ServiceMetrics } from '../../metrics/service-metrics.js';
+import { addressSubject } from '../../limits/client-address.js';
+import { PLAN_LIMITS, type Limits } from '../../limits/plans.js';
+import type { ApiKeyRecord } from '../../store/store.js';
+import { KeyBannedError } from '../errors/key-banned-error.js';
+import { RateLimitedError } from '../errors/rate-limited-error.js';
+import { localsOf } from './locals.js';
+
+/** A decision's outcome as the metrics name it. */
+const OUTCOME: Record<LimitDecision['outcome'], LimitOutcome> = { allowed: 'allowed', rate_limited: 'refused', banned: 'banned' };
+
+/** The limits of a key: its plan's, or those agreed for an Enterprise key. */
+export function limitsOf(key: ApiKeyRecord): Limits {
+  if (key.plan === 'enterprise') {
+    if (key.perMinute === null || key.perDay === null) throw new Error(`Enterprise key ${key.id} has no limits`);
+    return { perMinute: key.perMinute, perDay: key.perDay };
+  }
+  return PLAN_LIMITS[key.plan];
+}
+
+/** X-RateLimit-Limit/Remaining/Reset of a decision. */
+export function rateLimitHeaders(decision: LimitDecision): Record<string, string> {
+  return {
+    'X-RateLimit-Limit': String(decision.limit),
+    'X-RateLimit-Remaining': String(decision.remaining),
+    'X-RateLimit-Reset': String(decision.resetAt),
+  };
+}
+
+/**
+ * The rate-limit headers of a client address without a key, read without counting: for the
+ * answers Node gives to requests it refused before they were read (src/service/http/http-server.ts).
+ */
+export function anonymousRateLimitHeaders(limiter: RateLimiter, anonymousLimits: Limits) {
+  return async (address: string): Promise<Record<string, string>> =>
+    rateLimitHeaders(await limiter.peek(addressSubject(undefined, address), anonymousLimits));
+}
+
+/** Sets X-RateLimit-Limit/Remaining/Reset from a decision. */
+function setHeaders(res: Parameters<RequestHandler>[1], decision: LimitDecision): void {
+  res.setHeader('X-RateLimit-Limit', String(decision.limit));
+  res.setHeader('X-RateLimit-Remaining', String(decision.remaining));
+  res.setHeader('X-RateLimit-Reset', String(decision.resetAt));
+}
+
+/** Puts a decision's rate-limit headers on the response, and throws its 429 when it refuses. */
+function enforce(res: Parameters<RequestHandler>[1], decision: LimitDecision, subject: 'key' | 'address'): void {
+  setHeaders(res, decision);
+  if (decision.outcome === 'banned') throw new KeyBannedError(decision.retryAfter ?? 1, subject);
+  if (decision.outcome === 'rate_limited') {
+    throw new RateLimitedError(decision.window === 'day' ? 'day' : 'minute', decision.limit, decision.retryAfter ?? 1);
+  }
+}
+
+/**
+ * Counts the request against its key (or, without a valid key, against the client address),
+ * puts the rate-limit headers on the response whatever happens next, and refuses with 429 when
+ * the limit is used up or the key is banned. A key that could not be checked because the store
+ * is unavailable is the service's failure, not the client's: that request counts against
+ * nothing (an outage must not use up, or get banned, an address that every customer behind a
+ * proxy shares) and goes on to its 503.
+ */
+export function rateLimit(limiter: RateLimiter, anonymousLimits: Limits, banned: BannedAddresses, metrics: ServiceMetrics = NO_METRICS): RequestHandler {
+  return async (req, res, next) => {
+    const { key, storeError } = localsOf(res);
+    if (!key && storeError) {
+      setHeaders(res, await limiter.peek(addressSubject(req.ip, req.socket.remoteAddress), anonymousLimits));
+      return next();
+    }
+    if (key) {
+      const decision = await limiter.check(`key:${key.id}`, limitsOf(key));
+      metrics.rateLimit(OUTCOME[decision.outcome], key.plan);
+      enforce(res, decision, 'key');
+      return next();
+    }
+    const subject = addressSubject(req.ip, req.socket.remoteAddress);
+    const decision = await limiter.check(subject, anonymousLimits);
+    metrics.rateLimit(OUTCOME[decision.outcome], 'anonymous');
+    // Remembered, so that keys sent from this address stop costing store lookups (authenticate.ts).
+    if (decision.outcome === 'banned') banned.noteBanned(subject, decision.resetAt);
+    enforce(res, decision, 'address');
+    next();
+  };
+}
+
+/** Limits per client address of what is served without a key (see {@link limitPublic}). */
+export interface PublicLimits {
+  /** `/docs`, `/openapi.yaml`, `/openapi.json`. */
+  documents: Limits;
+  /** `/healthz`, `/readyz`: enough for a load balancer's checks. */
+  health: Limits;
+}
+
+/** The public limits of a service given none: 120 documents and 600 health checks a minute. */
+export const PUBLIC_LIMITS: PublicLimits = {
+  documents: { perMinute: 120, perDay: 10_000 },
+  health: { perMinute: 600, perDay: 1_000_000 },
+};
+
+/**
+ * Limits what is served without a key per client address, apart from the API's own limits (a
+ * client reading the docs uses up nothing of its API allowance, and the other way round), with
+ * the rate-limit headers on every answer and 429 with Retry-After past the limit.
+ */
+export function limitPublic(limiter: RateLimiter, kind: keyof PublicLimits, limits: Limits): RequestHandler {
+  return async (req, res, next) => {
+    enforce(res, await limiter.check(`${kind}:${addressSubject(req.ip, req.socket.remoteAddress)}`, limits), 'address');
+    next();
+  };
+}

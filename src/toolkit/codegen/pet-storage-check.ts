@@ -1,0 +1,76 @@
+import { resolveRef, type OpenApiDocument } from '../../contract/load-spec.js';
+import { PET_COLUMNS } from '../../service/store/pet-record.js';
+
+/** The object schema of a request or response body, after `$ref` and `allOf` are followed. */
+export interface ObjectShape {
+  properties: Record<string, { default?: unknown }>;
+  required: Set<string>;
+}
+
+/** The fields the stores fill themselves rather than take from the request. */
+const STORE_ASSIGNED = new Set(['id']);
+
+const snakeCase = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+function objectShape(doc: OpenApiDocument, schema: unknown, label: string): ObjectShape {
+  const resolved = resolveRef<Record<string, unknown>>(doc, schema);
+  const shape: ObjectShape = { properties: {}, required: new Set() };
+  for (const part of [resolved, ...((resolved.allOf as unknown[] | undefined) ?? []).map((s) => resolveRef<Record<string, unknown>>(doc, s))]) {
+    if (part.oneOf || part.anyOf) throw new Error(`${label}: a oneOf or anyOf body is not one set of fields; the stores keep plain objects (see src/service/store/pet-record.ts)`);
+    for (const [name, property] of Object.entries((part.properties as Record<string, unknown> | undefined) ?? {})) {
+      const own = property as { default?: unknown };
+      shape.properties[name] = { ...resolveRef<{ default?: unknown }>(doc, property), ...('default' in own ? { default: own.default } : {}) };
+    }
+    for (const name of (part.required as string[] | undefined) ?? []) shape.required.add(name);
+  }
+  return shape;
+}
+
+/** The request and response bodies of the operation that stores animals (NewPet and Pet). */
+export function createPetBodies(doc: OpenApiDocument): { sent: ObjectShape; stored: ObjectShape } {
+  for (const pathItem of Object.values(doc.paths)) {
+    const operation = pathItem.post as Record<string, unknown> | undefined;
+    if (operation?.operationId !== 'createPet') continue;
+    const request = resolveRef<{ content?: Record<string, { schema?: unknown }> }>(doc, operation.requestBody);
+    const responses = operation.responses as Record<string, unknown>;
+    const created = resolveRef<{ content?: Record<string, { schema?: unknown }> }>(doc, responses['201']);
+    const sent = request?.content?.['application/json']?.schema;
+    const stored = created?.content?.['application/json']?.schema;
+    if (sent === undefined || stored === undefined) break;
+    return { sent: objectShape(doc, sent, 'createPet request body'), stored: objectShape(doc, stored, 'createPet 201 body') };
+  }
+  throw new Error('openapi.yaml has no createPet operation with a JSON request body and a JSON 201 response: the stores keep what it sends');
+}
+
+/**
+ * Where the contract asks for something the stores cannot keep: every field of a stored animal
+ * (the createPet 201 body, Pet) must be a column, or a field of the request (NewPet) that every
+ * request carries (required, or given a default); every field of the request must be one the
+ * response may hold, since it is stored and returned. One message per field, naming the field
+ * and what to edit; empty when the stores keep everything. `npm run generate` and `npm run
+ * check` report these.
+ */
+export function petStorageGaps(doc: OpenApiDocument): string[] {
+  const { sent, stored } = createPetBodies(doc);
+  const gaps: string[] = [];
+  const columns = new Set<string>([...STORE_ASSIGNED, ...Object.keys(PET_COLUMNS)]);
+  for (const field of Object.keys(stored.properties)) {
+    if (columns.has(field) || !stored.required.has(field)) continue;
+    const always = sent.required.has(field) || sent.properties[field]?.default !== undefined;
+    if (always) continue;
+    const how = field in sent.properties ? 'NewPet has it but neither requires it nor gives it a default' : 'NewPet does not have it';
+    gaps.push(
+      `Pet.${field} is required in every animal returned, but no store keeps it: ${how}, and it is not a column of pets. ` +
+        `Make it optional in Pet, required or defaulted in NewPet, or give it a column the store fills: a migration named ` +
+        `"add pets.${snakeCase(field)}" in src/service/store/sqlite/migrations.ts and src/service/store/postgres/migrations.ts, read in src/service/store/pet-record.ts (PET_COLUMNS).`,
+    );
+  }
+  for (const field of Object.keys(sent.properties)) {
+    if (field in stored.properties) continue;
+    gaps.push(
+      `NewPet.${field} is stored and returned with the animal, but Pet does not declare it, so every response holding it would break the contract. ` +
+        `Add it to Pet, or remove it from NewPet.`,
+    );
+  }
+  return gaps;
+}
