@@ -18,7 +18,11 @@ export interface BenchServer {
 }
 
 /** Runs a command to its end, with `input` on its stdin; resolves with its exit code and output. */
-export function runToEnd(command: string, args: string[], input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runToEnd(
+  command: string,
+  args: string[],
+  input?: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     if (input !== undefined) child.stdin!.end(input);
@@ -138,7 +142,9 @@ export function serveArguments(): string[] {
   // `exec` makes the shell npm starts become node, so that npm's signals reach the service.
   if (words[0] === 'exec') words.shift();
   if (words[0] !== 'node' || words.length < 2 || words.some((word) => /["'$\\]/.test(word))) {
-    throw new Error(`package.json's serve script must be "[exec] node [flags] <entry>" without quoting, not ${JSON.stringify(manifest.scripts?.serve)}`);
+    throw new Error(
+      `package.json's serve script must be "[exec] node [flags] <entry>" without quoting, not ${JSON.stringify(manifest.scripts?.serve)}`,
+    );
   }
   return words.slice(1);
 }

@@ -48,11 +48,22 @@ const number = (value: number, digits = 0) =>
 
 /** The plain-text table `npm run bench` prints. */
 export function formatTable(measurements: Measurement[], targets: TargetCheck[], notes: string[]): string {
-  const rows = measurements.map((m) => [m.label, `${m.method} ${m.path}`, number(m.median.requestsPerSecond), number(m.median.p50Ms, 1), number(m.median.p99Ms, 1)]);
+  const rows = measurements.map((m) => [
+    m.label,
+    `${m.method} ${m.path}`,
+    number(m.median.requestsPerSecond),
+    number(m.median.p50Ms, 1),
+    number(m.median.p99Ms, 1),
+  ]);
   const header = ['server', 'request', 'req/s', 'p50 ms', 'p99 ms'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i >= 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ');
-  const targetRows = targets.map((t) => [t.name, `${number(t.value, t.unit === '' ? 2 : 0)}${t.unit}`, t.target, t.target === '(reference)' ? '' : t.met ? 'met' : 'NOT met']);
+  const targetRows = targets.map((t) => [
+    t.name,
+    `${number(t.value, t.unit === '' ? 2 : 0)}${t.unit}`,
+    t.target,
+    t.target === '(reference)' ? '' : t.met ? 'met' : 'NOT met',
+  ]);
   const targetWidths = [0, 1, 2].map((i) => Math.max(...targetRows.map((r) => r[i]!.length)));
   return [
     line(header),
@@ -60,7 +71,9 @@ export function formatTable(measurements: Measurement[], targets: TargetCheck[],
     ...rows.map(line),
     '',
     'targets (ratios: median of the per-round ratios)',
-    ...targetRows.map((r) => `  ${r[0]!.padEnd(targetWidths[0]!)}  ${r[1]!.padStart(targetWidths[1]!)}  ${r[2]!.padEnd(targetWidths[2]!)}  ${r[3]}`),
+    ...targetRows.map(
+      (r) => `  ${r[0]!.padEnd(targetWidths[0]!)}  ${r[1]!.padStart(targetWidths[1]!)}  ${r[2]!.padEnd(targetWidths[2]!)}  ${r[3]}`,
+    ),
     '',
     ...notes,
   ].join('\n');

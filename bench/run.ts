@@ -86,7 +86,14 @@ function fullStack(name: string, databasePath: string, key: string): ServerSpec 
   return {
     name,
     args: serveArguments(),
-    env: { DATABASE_PATH: databasePath, NODE_ENV: 'production', ANIMAL_STORE_ENV: 'production', LOG_LEVEL: 'info', REDIS_URL: '', DATABASE_URL: '' },
+    env: {
+      DATABASE_PATH: databasePath,
+      NODE_ENV: 'production',
+      ANIMAL_STORE_ENV: 'production',
+      LOG_LEVEL: 'info',
+      REDIS_URL: '',
+      DATABASE_URL: '',
+    },
     probePath: LIST_PATH,
     probeHeaders: { Authorization: `Bearer ${key}` },
   };
@@ -133,10 +140,21 @@ async function main(): Promise<void> {
       servers.push(server);
       return server;
     };
-    const raw = await start({ name: 'raw node:http', args: ['--import', 'tsx', 'bench/servers/raw-http.ts'], env: {}, probePath: LIST_PATH });
-    const bare = await start({ name: 'bare Express 5', args: ['--import', 'tsx', 'bench/servers/bare-express.ts'], env: {}, probePath: LIST_PATH });
+    const raw = await start({
+      name: 'raw node:http',
+      args: ['--import', 'tsx', 'bench/servers/raw-http.ts'],
+      env: {},
+      probePath: LIST_PATH,
+    });
+    const bare = await start({
+      name: 'bare Express 5',
+      args: ['--import', 'tsx', 'bench/servers/bare-express.ts'],
+      env: {},
+      probePath: LIST_PATH,
+    });
     const peerAuth = { Authorization: 'Bearer as_prod_peer' };
-    const peer = (name: string, file: string) => start({ name, args: ['--import', 'tsx', `bench/servers/${file}`], env: {}, probePath: LIST_PATH, probeHeaders: peerAuth });
+    const peer = (name: string, file: string) =>
+      start({ name, args: ['--import', 'tsx', `bench/servers/${file}`], env: {}, probePath: LIST_PATH, probeHeaders: peerAuth });
     const eov = await peer('Express 5 + express-openapi-validator', 'express-openapi-validator.ts');
     const backend = await peer('openapi-backend (Express 5)', 'openapi-backend.ts');
     const glue = await peer('fastify 5 + fastify-openapi-glue', 'fastify-openapi-glue.ts');
@@ -146,7 +164,14 @@ async function main(): Promise<void> {
 
     // The baselines must serve what the full stack serves, or the comparison means nothing.
     const expected = firstAnimals(20);
-    for (const [server, headers] of [[raw, {}], [bare, {}], [eov, peerAuth], [backend, peerAuth], [glue, peerAuth], [full, { Authorization: `Bearer ${key}` }]] as const) {
+    for (const [server, headers] of [
+      [raw, {}],
+      [bare, {}],
+      [eov, peerAuth],
+      [backend, peerAuth],
+      [glue, peerAuth],
+      [full, { Authorization: `Bearer ${key}` }],
+    ] as const) {
       const body: unknown = await (await fetch(`${server.origin}${LIST_PATH}`, { headers })).json();
       if (!isDeepStrictEqual(body, expected)) throw new Error(`${server.name} does not answer ${LIST_PATH} with the bench's 20 animals`);
     }
@@ -191,7 +216,9 @@ async function main(): Promise<void> {
     const measure = async (step: (typeof plan)[number], durationSeconds: number): Promise<LoadResult> => {
       const result = await runLoad({ ...step.spec, durationSeconds }, generator);
       if (result.non2xx > 0 || result.errors > 0) {
-        throw new Error(`${step.server.name}, ${step.method} ${step.path}: ${result.non2xx} non-2xx responses and ${result.errors} errors under load`);
+        throw new Error(
+          `${step.server.name}, ${step.method} ${step.path}: ${result.non2xx} non-2xx responses and ${result.errors} errors under load`,
+        );
       }
       return result;
     };
@@ -218,8 +245,11 @@ async function main(): Promise<void> {
     const rssLargeAfterLoad = big.rssMiB();
     progress('');
 
-    const measurements: Measurement[] = plan.map((step) => summarise(step.id, step.server.name, step.method, step.path, results.get(step.id)!));
-    const perRound = (a: string, b: string) => median(results.get(a)!.map((r, i) => r.requestsPerSecond / results.get(b)![i]!.requestsPerSecond));
+    const measurements: Measurement[] = plan.map((step) =>
+      summarise(step.id, step.server.name, step.method, step.path, results.get(step.id)!),
+    );
+    const perRound = (a: string, b: string) =>
+      median(results.get(a)!.map((r, i) => r.requestsPerSecond / results.get(b)![i]!.requestsPerSecond));
     const byId = (id: string) => measurements.find((m) => m.id === id)!;
     const ratios = {
       fullGetOverExpressGet: perRound('full_get', 'express_get'),
@@ -232,13 +262,49 @@ async function main(): Promise<void> {
     };
     const startMs = median(startTimes);
     const targets: TargetCheck[] = [
-      { name: 'full GET / bare Express GET', value: ratios.fullGetOverExpressGet, unit: '', target: '>= 1.00', met: ratios.fullGetOverExpressGet >= 1 },
-      { name: 'full GET / Express + express-openapi-validator GET', value: ratios.fullGetOverEovGet, unit: '', target: '>= 1.50', met: ratios.fullGetOverEovGet >= 1.5 },
-      { name: 'full GET / openapi-backend GET', value: ratios.fullGetOverBackendGet, unit: '', target: '>= 1.00', met: ratios.fullGetOverBackendGet >= 1 },
-      { name: 'full GET / fastify + openapi-glue GET (reference)', value: ratios.fullGetOverGlueGet, unit: '', target: '(reference)', met: true },
+      {
+        name: 'full GET / bare Express GET',
+        value: ratios.fullGetOverExpressGet,
+        unit: '',
+        target: '>= 1.00',
+        met: ratios.fullGetOverExpressGet >= 1,
+      },
+      {
+        name: 'full GET / Express + express-openapi-validator GET',
+        value: ratios.fullGetOverEovGet,
+        unit: '',
+        target: '>= 1.50',
+        met: ratios.fullGetOverEovGet >= 1.5,
+      },
+      {
+        name: 'full GET / openapi-backend GET',
+        value: ratios.fullGetOverBackendGet,
+        unit: '',
+        target: '>= 1.00',
+        met: ratios.fullGetOverBackendGet >= 1,
+      },
+      {
+        name: 'full GET / fastify + openapi-glue GET (reference)',
+        value: ratios.fullGetOverGlueGet,
+        unit: '',
+        target: '(reference)',
+        met: true,
+      },
       { name: 'full GET / raw node:http GET (reference)', value: ratios.fullGetOverRawGet, unit: '', target: '(reference)', met: true },
-      { name: `full GET p99 at ${connections} connections`, value: byId('full_get').median.p99Ms, unit: ' ms', target: '<= 25 ms', met: byId('full_get').median.p99Ms <= 25 },
-      { name: 'full POST / full GET', value: ratios.fullPostOverFullGet, unit: '', target: '>= 0.90', met: ratios.fullPostOverFullGet >= 0.9 },
+      {
+        name: `full GET p99 at ${connections} connections`,
+        value: byId('full_get').median.p99Ms,
+        unit: ' ms',
+        target: '<= 25 ms',
+        met: byId('full_get').median.p99Ms <= 25,
+      },
+      {
+        name: 'full POST / full GET',
+        value: ratios.fullPostOverFullGet,
+        unit: '',
+        target: '>= 0.90',
+        met: ratios.fullPostOverFullGet >= 0.9,
+      },
       {
         name: `list, ${large.toLocaleString('en-US')} / ${SMALL.toLocaleString('en-US')} animals (req/s)`,
         value: ratios.largeListOverSmallList,

@@ -51,7 +51,16 @@ export async function runWrk(spec: LoadSpec): Promise<LoadResult> {
   writeFileSync(file, script(spec));
   const origin = new URL(spec.url).origin;
   try {
-    const { code, stdout, stderr } = await runToEnd('wrk', ['-t2', `-c${spec.connections}`, `-d${spec.durationSeconds}s`, '--timeout', '10s', '-s', file, origin]);
+    const { code, stdout, stderr } = await runToEnd('wrk', [
+      '-t2',
+      `-c${spec.connections}`,
+      `-d${spec.durationSeconds}s`,
+      '--timeout',
+      '10s',
+      '-s',
+      file,
+      origin,
+    ]);
     const line = stdout.split('\n').find((l) => l.startsWith('{"requests"'));
     if (code !== 0 || !line) throw new Error(`wrk exited with ${String(code)}:\n${stderr || stdout}`);
     const r = JSON.parse(line) as Record<string, number>;

@@ -104,7 +104,10 @@ function PatternIsLinear() {
       try {
         new RegExp(schema.pattern);
       } catch (error) {
-        ctx.report({ message: `/${schema.pattern}/ is not valid without the u flag (${error.message}); write code points above U+FFFF without \\u{…}.`, location: ctx.location.child('pattern') });
+        ctx.report({
+          message: `/${schema.pattern}/ is not valid without the u flag (${error.message}); write code points above U+FFFF without \\u{…}.`,
+          location: ctx.location.child('pattern'),
+        });
       }
     },
   };
@@ -172,10 +175,15 @@ function ResponseExamplesConsistent() {
           }
           const fitting = [];
           for (const [exampleName, example] of examples) {
-            const exampleAt = follow(rawExamples[exampleName], location.child(['content', 'application/json', 'examples', exampleName])).location ?? location;
+            const exampleAt =
+              follow(rawExamples[exampleName], location.child(['content', 'application/json', 'examples', exampleName])).location ??
+              location;
             for (const header of Object.keys(example?.['x-headers'] ?? {})) {
               if (!Object.keys(response.headers ?? {}).some((h) => h.toLowerCase() === header.toLowerCase())) {
-                report(`${exampleName}: x-headers gives ${header}, which the ${status} response does not declare.`, exampleAt.child(['x-headers', header]));
+                report(
+                  `${exampleName}: x-headers gives ${header}, which the ${status} response does not declare.`,
+                  exampleAt.child(['x-headers', header]),
+                );
               }
             }
             const observed = { status, headers: exampleHeaders(response, example, resolve), body: example?.value };
@@ -184,7 +192,10 @@ function ResponseExamplesConsistent() {
           }
           if (status === 400 && examples.length > 0 && fitting.length === 0) {
             const named = examples.map(([exampleName, example]) => `${exampleName} (${unfitFields(example?.value, inputs).join(', ')})`);
-            report(`${name} declares 400 but none of its examples names only inputs ${name} has: ${named.join('; ')}. Add an example the mock can answer Prefer: code=400 with.`, operationLocation.child(['responses', code]));
+            report(
+              `${name} declares 400 but none of its examples names only inputs ${name} has: ${named.join('; ')}. Add an example the mock can answer Prefer: code=400 with.`,
+              operationLocation.child(['responses', code]),
+            );
           }
         }
       }

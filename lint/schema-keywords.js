@@ -88,8 +88,10 @@ export const GENERATED_FORMATS = {
 /** Why a keyword is refused, where there is more to say than that the generator lacks it. */
 const WHY = {
   nullable: "nullable is OpenAPI 3.0's, not a JSON Schema keyword: in 3.1 validators ignore it; write type: [<type>, 'null'] instead",
-  discriminator: "the server's validator picks the oneOf branch by the discriminator's property instead of trying every branch, which the generator does not model",
-  readOnly: "the server's validator refuses readOnly properties in requests although the schema accepts them, which the generator does not model",
+  discriminator:
+    "the server's validator picks the oneOf branch by the discriminator's property instead of trying every branch, which the generator does not model",
+  readOnly:
+    "the server's validator refuses readOnly properties in requests although the schema accepts them, which the generator does not model",
   $id: 'it changes the base that $refs resolve against; the generator follows only $refs into this document (#/...)',
   $schema: 'the contract is JSON Schema 2020-12 throughout; the generator knows no other dialect',
 };
@@ -107,7 +109,10 @@ export function unsupportedKeywords(schema) {
   for (const keyword of Object.keys(schema)) {
     if (KNOWN.has(keyword) || keyword.startsWith('x-')) continue;
     const why = WHY[keyword] ? `: ${WHY[keyword]}` : '';
-    problems.push({ keyword, message: `Schema keyword "${keyword}" is not supported by the property-test generator (test/property/schema-arbitraries.ts)${why}.` });
+    problems.push({
+      keyword,
+      message: `Schema keyword "${keyword}" is not supported by the property-test generator (test/property/schema-arbitraries.ts)${why}.`,
+    });
   }
   if ('format' in schema && !Object.hasOwn(GENERATED_FORMATS, schema.format)) {
     problems.push({
@@ -116,7 +121,10 @@ export function unsupportedKeywords(schema) {
     });
   }
   if (typeof schema.$ref === 'string' && !schema.$ref.startsWith('#/')) {
-    problems.push({ keyword: '$ref', message: `$ref "${schema.$ref}" leaves the document; the property-test generator follows only local $refs (#/…).` });
+    problems.push({
+      keyword: '$ref',
+      message: `$ref "${schema.$ref}" leaves the document; the property-test generator follows only local $refs (#/…).`,
+    });
   }
   return problems;
 }
@@ -159,7 +167,11 @@ export function requestSchemaProblems(doc) {
   const problems = [];
   const state = new Map();
   const at = (path) => path.reduce((node, key) => (node && typeof node === 'object' ? node[key] : undefined), doc);
-  const pathOf = (ref) => ref.slice(2).split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const pathOf = (ref) =>
+    ref
+      .slice(2)
+      .split('/')
+      .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
   /** Follows a chain of $refs to the object it ends at, with that object's path. */
   const follow = (node, path) => {
     const seen = new Set();
@@ -179,7 +191,10 @@ export function requestSchemaProblems(doc) {
     if (typeof node.$ref === 'string' && node.$ref.startsWith('#/')) {
       const target = pathOf(node.$ref);
       if (state.get(JSON.stringify(target)) === 'open') {
-        problems.push({ path: [...path, '$ref'], message: `$ref "${node.$ref}" leads back into a schema it is inside; the property-test generator cannot unfold recursive schemas.` });
+        problems.push({
+          path: [...path, '$ref'],
+          message: `$ref "${node.$ref}" leads back into a schema it is inside; the property-test generator cannot unfold recursive schemas.`,
+        });
       } else {
         schema(at(target), target);
       }

@@ -66,7 +66,13 @@ function cpuMs(pid: number): number {
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 
 /** One request; resolves with its status and milliseconds. */
-function send(origin: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; ms: number }> {
+function send(
+  origin: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; ms: number }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const req = httpRequest(`${origin}${path}`, { method, headers, agent }, (res) => {
@@ -130,15 +136,26 @@ async function main(): Promise<void> {
     const databasePath = join(dir, 'store.db');
     const store = SqliteStore.open(databasePath);
     const now = new Date();
-    const wide = (await issueKey(store, { name: 'measure', plan: 'enterprise', environment: 'production', perMinute: 1e9, perDay: 1e12 }, now)).key;
-    const polite = (await issueKey(store, { name: 'polite', plan: 'enterprise', environment: 'production', perMinute: 1e9, perDay: 1e12 }, now)).key;
+    const wide = (
+      await issueKey(store, { name: 'measure', plan: 'enterprise', environment: 'production', perMinute: 1e9, perDay: 1e12 }, now)
+    ).key;
+    const polite = (
+      await issueKey(store, { name: 'polite', plan: 'enterprise', environment: 'production', perMinute: 1e9, perDay: 1e12 }, now)
+    ).key;
     const free = (await issueKey(store, { name: 'attacker', plan: 'free', environment: 'production' }, now)).key;
     await store.close();
     server = await startServer(
       {
         name: 'service',
         args: serveArguments(),
-        env: { DATABASE_PATH: databasePath, NODE_ENV: 'production', TRUST_PROXY: 'true', LOG_LEVEL: 'warn', REDIS_URL: '', DATABASE_URL: '' },
+        env: {
+          DATABASE_PATH: databasePath,
+          NODE_ENV: 'production',
+          TRUST_PROXY: 'true',
+          LOG_LEVEL: 'warn',
+          REDIS_URL: '',
+          DATABASE_URL: '',
+        },
         probePath: '/healthz',
       },
       PACKAGE_ROOT,
@@ -186,7 +203,9 @@ async function main(): Promise<void> {
     // A stopped wrk thread sends no more, but wrk itself runs out its duration: it is
     // interrupted (and prints its summary) once both threads say they are done.
     const flood = await new Promise<string>((resolve, reject) => {
-      const wrk = spawn('wrk', ['-t2', '-c32', '-d3600s', '--timeout', '10s', '-s', scriptPath, server!.origin], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const wrk = spawn('wrk', ['-t2', '-c32', '-d3600s', '--timeout', '10s', '-s', scriptPath, server!.origin], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
       wrk.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

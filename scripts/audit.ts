@@ -38,7 +38,9 @@ process.stdout.write(
   `npm audit over ${outcome.dependencies} production dependencies: ${counts.critical} critical, ${counts.high} high, ${counts.moderate} moderate, ${counts.low} low.\n`,
 );
 for (const finding of blocking) {
-  process.stdout.write(`  ${finding.severity.padEnd(8)} ${finding.name} ${finding.range}${finding.fixAvailable ? ' (fix available)' : ''}\n`);
+  process.stdout.write(
+    `  ${finding.severity.padEnd(8)} ${finding.name} ${finding.range}${finding.fixAvailable ? ' (fix available)' : ''}\n`,
+  );
   for (const via of finding.via) process.stdout.write(`           ${via}\n`);
 }
 process.exit(blocking.length > 0 ? 1 : 0);

@@ -3,7 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { failUsage, parseCommandLine } from '../src/shared/command-line.js';
-import { CHANGE_CLASSES, type ChangeClass, compareContracts, type ContractChange, type ContractComparison } from '../src/toolkit/breaking/breaking-changes.js';
+import {
+  CHANGE_CLASSES,
+  type ChangeClass,
+  compareContracts,
+  type ContractChange,
+  type ContractComparison,
+} from '../src/toolkit/breaking/breaking-changes.js';
 import { findBaseRevision, writeSpecAtRevision } from '../src/toolkit/breaking/contract-at-revision.js';
 import { SPEC_PATH } from '../src/contract/load-spec.js';
 
@@ -39,7 +45,11 @@ Options:
   -h, --help   Show this help.
 `;
 
-const { values, positionals } = parseCommandLine(HELP, { spec: { type: 'string' }, json: { type: 'boolean', default: false } }, { allowPositionals: true });
+const { values, positionals } = parseCommandLine(
+  HELP,
+  { spec: { type: 'string' }, json: { type: 'boolean', default: false } },
+  { allowPositionals: true },
+);
 if (positionals.length > 1) failUsage(HELP, `Expected at most one BASE_REF, got ${positionals.length}: ${positionals.join(' ')}`);
 const specPath = resolve(values.spec ?? SPEC_PATH);
 const specLabel = relative(process.cwd(), specPath) || specPath;

@@ -62,14 +62,29 @@ async function start(label, port) {
   const container = `${name}-${label}`;
   const started = performance.now();
   const run = podman(
-    'run', '--detach', '--name', container, '--network', 'host',
-    '--env', `PORT=${port}`, '--env', 'HOST=127.0.0.1', '--env', 'LOG_LEVEL=info',
-    '--volume', `${volume}:/app/data`, image,
+    'run',
+    '--detach',
+    '--name',
+    container,
+    '--network',
+    'host',
+    '--env',
+    `PORT=${port}`,
+    '--env',
+    'HOST=127.0.0.1',
+    '--env',
+    'LOG_LEVEL=info',
+    '--volume',
+    `${volume}:/app/data`,
+    image,
   );
   if (run.status !== 0) fail(`podman run (${label})`, run.stderr);
   containers.push(container);
   for (let i = 0; i < 1200; i++) {
-    const status = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status, () => 0);
+    const status = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 200) return { container, ms: performance.now() - started };
     const state = podman('inspect', '--format', '{{.State.Status}}', container).stdout.trim();
     if (state !== 'running' && state !== 'created') fail(`the container (${label}) stopped before it was ready: ${state}`);
@@ -87,9 +102,14 @@ const base = `http://127.0.0.1:${port}/v1`;
 step(`podman run to GET /readyz 200: ${first.ms.toFixed(0)} ms`);
 
 // PID 1 is the service itself, not root.
-const pid1 = execNode(first.container, '-e', "const fs = require('fs'); console.log(fs.readFileSync('/proc/1/cmdline', 'utf8').split('\\0').join(' ').trim()); console.log(/^Uid:\\s+(\\d+)/m.exec(fs.readFileSync('/proc/1/status', 'utf8'))[1])");
+const pid1 = execNode(
+  first.container,
+  '-e',
+  "const fs = require('fs'); console.log(fs.readFileSync('/proc/1/cmdline', 'utf8').split('\\0').join(' ').trim()); console.log(/^Uid:\\s+(\\d+)/m.exec(fs.readFileSync('/proc/1/status', 'utf8'))[1])",
+);
 const [cmdline, uid] = pid1.stdout.trim().split('\n');
-if (pid1.status !== 0 || !/^node .*server\.js$/.test(cmdline ?? '') || uid !== '1000') fail('PID 1 is node server.js as uid 1000', pid1.stdout + pid1.stderr);
+if (pid1.status !== 0 || !/^node .*server\.js$/.test(cmdline ?? '') || uid !== '1000')
+  fail('PID 1 is node server.js as uid 1000', pid1.stdout + pid1.stderr);
 step(`PID 1: ${cmdline}, uid ${uid}`);
 
 // The keys CLI inside the container, on the store the service uses.
@@ -102,7 +122,11 @@ step('keys.js create inside the container: ok');
 // List and create with the key.
 const empty = await fetch(`${base}/pets`, { headers: auth });
 if (empty.status !== 200 || !Array.isArray(await empty.json())) fail('GET /v1/pets with the key', String(empty.status));
-const post = await fetch(`${base}/pets`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: '{"name":"Rex","categoryId":3}' });
+const post = await fetch(`${base}/pets`, {
+  method: 'POST',
+  headers: { ...auth, 'Content-Type': 'application/json' },
+  body: '{"name":"Rex","categoryId":3}',
+});
 const pet = await post.json();
 if (post.status !== 201 || pet.name !== 'Rex') fail('POST /v1/pets', `${post.status} ${JSON.stringify(pet)}`);
 const listed = await (await fetch(`${base}/pets`, { headers: auth })).json();

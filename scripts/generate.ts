@@ -58,11 +58,13 @@ async function main(): Promise<number> {
   // The service pins the client it depends on; npm's lock file records the workspace's version.
   const rootManifest = join(dirname(outDir), 'package.json');
   const rootText = existsSync(rootManifest) ? readFileSync(rootManifest, 'utf8') : null;
-  const pinned = rootText === null ? undefined : (JSON.parse(rootText) as { dependencies?: Record<string, string> }).dependencies?.[CLIENT_PACKAGE];
+  const pinned =
+    rootText === null ? undefined : (JSON.parse(rootText) as { dependencies?: Record<string, string> }).dependencies?.[CLIENT_PACKAGE];
   const pinStale = pinned !== undefined && pinned !== version;
   const lockPath = join(dirname(outDir), 'package-lock.json');
   const locked = existsSync(lockPath)
-    ? (JSON.parse(readFileSync(lockPath, 'utf8')) as { packages?: Record<string, { version?: string }> }).packages?.['packages/client']?.version
+    ? (JSON.parse(readFileSync(lockPath, 'utf8')) as { packages?: Record<string, { version?: string }> }).packages?.['packages/client']
+        ?.version
     : undefined;
   const lockStale = locked !== undefined && locked !== version;
   const missingHandlers = listOperations(doc).filter((op) => !existsSync(join(handlersDir, `${op.operationId}.ts`)));
@@ -81,7 +83,11 @@ async function main(): Promise<number> {
     });
     const expected = new Set(files.map((f) => join(f.dir, f.name)));
     const extra = [outDir, clientDir].flatMap((dir) =>
-      existsSync(dir) ? readdirSync(dir).map((n) => join(dir, n)).filter((path) => !expected.has(path)) : [],
+      existsSync(dir)
+        ? readdirSync(dir)
+            .map((n) => join(dir, n))
+            .filter((path) => !expected.has(path))
+        : [],
     );
     if (stale.length === 0 && extra.length === 0 && missingHandlers.length === 0 && !versionStale && !pinStale && !lockStale) {
       process.stdout.write(`generated/ and ${shown(clientDir)} are up to date with ${shown(specPath)}.\n`);
@@ -90,9 +96,14 @@ async function main(): Promise<number> {
     reportStorageGaps();
     for (const f of stale) process.stderr.write(`stale: ${shown(join(f.dir, f.name))}\n`);
     for (const path of extra) process.stderr.write(`not generated from the contract: ${shown(path)}\n`);
-    if (versionStale) process.stderr.write(`stale: ${shown(clientManifest)} has version ${String(manifest?.version)}, the contract ${version}\n`);
-    if (pinStale) process.stderr.write(`stale: ${shown(rootManifest)} depends on ${CLIENT_PACKAGE} ${pinned}, the contract is ${version}\n`);
-    if (lockStale) process.stderr.write(`stale: ${shown(lockPath)} records ${CLIENT_PACKAGE} ${locked}, the contract is ${version} (run npm install after npm run generate)\n`);
+    if (versionStale)
+      process.stderr.write(`stale: ${shown(clientManifest)} has version ${String(manifest?.version)}, the contract ${version}\n`);
+    if (pinStale)
+      process.stderr.write(`stale: ${shown(rootManifest)} depends on ${CLIENT_PACKAGE} ${pinned}, the contract is ${version}\n`);
+    if (lockStale)
+      process.stderr.write(
+        `stale: ${shown(lockPath)} records ${CLIENT_PACKAGE} ${locked}, the contract is ${version} (run npm install after npm run generate)\n`,
+      );
     for (const op of missingHandlers) process.stderr.write(`no handler file: ${shown(join(handlersDir, `${op.operationId}.ts`))}\n`);
     const onlyLock = stale.length === 0 && extra.length === 0 && missingHandlers.length === 0 && !versionStale && !pinStale;
     process.stderr.write(
@@ -117,7 +128,10 @@ async function main(): Promise<number> {
     process.stdout.write(`updated ${shown(clientManifest)} (version ${version})\n`);
   }
   if (pinStale && rootText !== null) {
-    writeFileSync(rootManifest, rootText.replace(`"${CLIENT_PACKAGE}": ${JSON.stringify(pinned)}`, `"${CLIENT_PACKAGE}": ${JSON.stringify(version)}`));
+    writeFileSync(
+      rootManifest,
+      rootText.replace(`"${CLIENT_PACKAGE}": ${JSON.stringify(pinned)}`, `"${CLIENT_PACKAGE}": ${JSON.stringify(version)}`),
+    );
     process.stdout.write(`updated ${shown(rootManifest)} (${CLIENT_PACKAGE} ${version})\n`);
   }
   if (versionStale || pinStale || lockStale) {

@@ -119,7 +119,9 @@ async function main(): Promise<void> {
     const startedAt = Date.now();
     const endAt = startedAt + durationMs;
     const samples: number[] = [];
-    const drivers = keys.map(({ plan, manner, key, limits }) => driveKey({ baseUrl: server.baseUrl, key, plan, manner, limits, rate, endAt }));
+    const drivers = keys.map(({ plan, manner, key, limits }) =>
+      driveKey({ baseUrl: server.baseUrl, key, plan, manner, limits, rate, endAt }),
+    );
     const live = drivers.map((d) => d.tally);
     let ticks = 0;
     const progress = setInterval(() => {

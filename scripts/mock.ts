@@ -43,7 +43,10 @@ async function main(): Promise<void> {
       'Press Ctrl+C to stop.\n',
   );
   const stop = () => {
-    mock.close().then(() => process.exit(0), () => process.exit(1));
+    mock.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

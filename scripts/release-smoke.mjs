@@ -28,7 +28,14 @@ function bytesUnder(path) {
   return stat.isDirectory() ? readdirSync(path).reduce((sum, name) => sum + bytesUnder(join(path, name)), 0) : stat.size;
 }
 
-const env = { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'info', DATABASE_PATH: join(work, 'data', 'store.db'), DATABASE_URL: '', REDIS_URL: '' };
+const env = {
+  ...process.env,
+  NODE_ENV: 'production',
+  LOG_LEVEL: 'info',
+  DATABASE_PATH: join(work, 'data', 'store.db'),
+  DATABASE_URL: '',
+  REDIS_URL: '',
+};
 const keysCli = (...args) => spawnSync(process.execPath, [join(release, 'keys.js'), ...args], { cwd: work, env, encoding: 'utf8' });
 
 try {
@@ -48,7 +55,11 @@ process.stdout.write('keys.js create: ok\n');
 // Start.
 const port = await unusedPort();
 const started = performance.now();
-server = spawn(process.execPath, [join(release, 'server.js')], { cwd: work, env: { ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+server = spawn(process.execPath, [join(release, 'server.js')], {
+  cwd: work,
+  env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
+  stdio: ['ignore', 'pipe', 'pipe'],
+});
 let output = '';
 server.stdout.on('data', (chunk) => (output += chunk));
 server.stderr.on('data', (chunk) => (output += chunk));
@@ -57,7 +68,10 @@ const base = `http://127.0.0.1:${port}/v1`;
 const auth = { Authorization: `Bearer ${key}` };
 let firstOk = null;
 for (let i = 0; i < 600 && firstOk === null; i++) {
-  const status = await fetch(`${base}/pets`, { headers: auth }).then((r) => r.status, () => 0);
+  const status = await fetch(`${base}/pets`, { headers: auth }).then(
+    (r) => r.status,
+    () => 0,
+  );
   if (status === 200) firstOk = performance.now() - started;
   else await new Promise((done) => setTimeout(done, 25));
 }
@@ -65,7 +79,11 @@ if (firstOk === null) fail('start (GET /v1/pets never answered 200 in 15 s)', ou
 process.stdout.write(`start to first 200: ${firstOk.toFixed(0)} ms\n`);
 
 // Create and list.
-const post = await fetch(`${base}/pets`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: '{"name":"Rex","categoryId":3}' });
+const post = await fetch(`${base}/pets`, {
+  method: 'POST',
+  headers: { ...auth, 'Content-Type': 'application/json' },
+  body: '{"name":"Rex","categoryId":3}',
+});
 const pet = await post.json();
 if (post.status !== 201 || pet.name !== 'Rex') fail('POST /v1/pets', `${post.status} ${JSON.stringify(pet)}`);
 const list = await (await fetch(`${base}/pets`, { headers: auth })).json();

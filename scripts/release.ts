@@ -109,14 +109,19 @@ async function main(): Promise<void> {
   );
 
   log(`4/4 installing ${RELEASE_DEPENDENCIES.join(' and ')} (npm install --omit=dev)`);
-  execFileSync('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: out, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], {
+    cwd: out,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   if (!existsSync(join(out, 'node_modules', 'better-sqlite3'))) throw new Error('better-sqlite3 was not installed into the release');
 
   const total = sizeOf(out);
   const modules = sizeOf(join(out, 'node_modules'));
   process.stdout.write(
     `Release written to ${out}: ${(total.bytes / 1048576).toFixed(1)} MiB in ${total.files} files ` +
-      `(node_modules ${(modules.bytes / 1048576).toFixed(1)} MiB; ${readdirSync(join(out, 'node_modules')).filter((n) => !n.startsWith('.')).join(', ')}).\n` +
+      `(node_modules ${(modules.bytes / 1048576).toFixed(1)} MiB; ${readdirSync(join(out, 'node_modules'))
+        .filter((n) => !n.startsWith('.'))
+        .join(', ')}).\n` +
       `Run: node ${relative(process.cwd(), join(out, 'server.js')) || 'server.js'}\n`,
   );
 }

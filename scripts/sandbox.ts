@@ -31,7 +31,8 @@ const ENTERPRISE_SANDBOX_LIMITS: Limits = { perMinute: 3, perDay: 100 };
 async function main(): Promise<void> {
   const { values } = parseCommandLine(HELP, { port: { type: 'string', default: '3030' } });
   const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) failUsage(HELP, `--port must be a whole number from 0 to 65535, got "${values.port}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    failUsage(HELP, `--port must be a whole number from 0 to 65535, got "${values.port}"`);
 
   const dir = mkdtempSync(join(tmpdir(), 'animal-store-sandbox-'));
   const store = SqliteStore.open(join(dir, 'sandbox.db'));
@@ -68,7 +69,10 @@ async function main(): Promise<void> {
       `Throw-away SQLite store in ${dir}, deleted on exit; seeded with ${animals.length} animals from the contract's examples.\n\n` +
       'Test keys:\n' +
       keys
-        .map(([plan, key]) => `  ${plan.padEnd(width)}  ${key}${plan === 'enterprise' ? `  (${ENTERPRISE_SANDBOX_LIMITS.perMinute}/min: a 429 on the 4th request)` : ''}`)
+        .map(
+          ([plan, key]) =>
+            `  ${plan.padEnd(width)}  ${key}${plan === 'enterprise' ? `  (${ENTERPRISE_SANDBOX_LIMITS.perMinute}/min: a 429 on the 4th request)` : ''}`,
+        )
         .join('\n') +
       `\n\nTry:\n  curl -H 'Authorization: Bearer ${keys[0]![1]}' ${base}/pets\n` +
       `Docs: ${base.replace(/\/v1$/, '')}/docs    Press Ctrl+C to stop.\n`,

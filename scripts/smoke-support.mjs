@@ -20,7 +20,13 @@ export function postInFlight(port, path, headers, body) {
   let finish;
   const response = new Promise((done, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, path, method: 'POST', headers: { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } },
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        headers: { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
+      },
       (res) => {
         let text = '';
         res.on('data', (chunk) => (text += chunk));

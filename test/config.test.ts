@@ -16,7 +16,14 @@ describe('configuration', () => {
 
   it('reads each variable', () => {
     expect(
-      loadConfig({ PORT: '8080', ANIMAL_STORE_ENV: 'staging', TRUST_PROXY: '1', DATABASE_PATH: '/tmp/x.db', LOG_LEVEL: 'warn', BAN_SECONDS: '60' }),
+      loadConfig({
+        PORT: '8080',
+        ANIMAL_STORE_ENV: 'staging',
+        TRUST_PROXY: '1',
+        DATABASE_PATH: '/tmp/x.db',
+        LOG_LEVEL: 'warn',
+        BAN_SECONDS: '60',
+      }),
     ).toMatchObject({ port: 8080, environment: 'staging', trustProxy: 1, databasePath: '/tmp/x.db', logLevel: 'warn', banSeconds: 60 });
     expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toBe('loopback, 10.0.0.0/8');
   });
@@ -44,6 +51,7 @@ describe('configuration', () => {
     }
     expect(() => loadConfig({ TRUST_PROXY: 'maybe' })).toThrow('TRUST_PROXY="maybe": must be false, true, a hop count');
     // Every value it accepts, Express takes.
-    for (const good of ['10.0.0.0/8', 'loopback, fd00::/8']) expect(() => express().set('trust proxy', loadConfig({ TRUST_PROXY: good }).trustProxy)).not.toThrow();
+    for (const good of ['10.0.0.0/8', 'loopback, fd00::/8'])
+      expect(() => express().set('trust proxy', loadConfig({ TRUST_PROXY: good }).trustProxy)).not.toThrow();
   });
 });

@@ -18,7 +18,10 @@ await api.init();
 api.registerSecurityHandler('BearerApiKey', (c: Context) => String(c.request.headers.authorization ?? '').startsWith('Bearer '));
 api.register({
   listPets: () => ({ status: 200, body: animals }),
-  validationFail: (c: Context) => ({ status: 400, body: { code: 'invalid_request', message: JSON.stringify(c.validation.errors), status: 400 } }),
+  validationFail: (c: Context) => ({
+    status: 400,
+    body: { code: 'invalid_request', message: JSON.stringify(c.validation.errors), status: 400 },
+  }),
   unauthorizedHandler: () => ({ status: 401, body: { code: 'unauthorized', message: 'no bearer key', status: 401 } }),
   notFound: () => ({ status: 404, body: { code: 'not_found', message: 'not found', status: 404 } }),
   methodNotAllowed: () => ({ status: 405, body: { code: 'method_not_allowed', message: 'method not allowed', status: 405 } }),

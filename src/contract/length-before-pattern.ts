@@ -16,7 +16,17 @@ export function lengthBeforePattern(doc: OpenApiDocument): OpenApiDocument {
 /** Keywords whose values are data, not schemas: a `pattern` inside them is not the keyword. */
 const DATA_KEYS = new Set(['example', 'examples', 'default', 'const', 'enum']);
 /** Keywords whose values map names to schemas, responses or parameters: every key there is a name. */
-const NAME_MAPS = new Set(['properties', 'patternProperties', '$defs', 'schemas', 'responses', 'parameters', 'headers', 'content', 'paths']);
+const NAME_MAPS = new Set([
+  'properties',
+  'patternProperties',
+  '$defs',
+  'schemas',
+  'responses',
+  'parameters',
+  'headers',
+  'content',
+  'paths',
+]);
 
 function guard(node: unknown, namesOnly = false): unknown {
   if (Array.isArray(node)) return node.map((item) => guard(item));

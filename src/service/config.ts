@@ -141,9 +141,27 @@ export const SETTINGS = [
     default: null,
     parse: urlOf(['postgres', 'postgresql'], 'postgres://user:password@host:5432/database'),
   },
-  { key: 'databasePoolSize', variable: 'DATABASE_POOL_SIZE', doc: 'PostgreSQL connections per instance.', default: 10, parse: integer(1, 1000) },
-  { key: 'databaseConnectTimeoutMs', variable: 'DATABASE_CONNECT_TIMEOUT_MS', doc: 'Wait for a PostgreSQL connection at most this long; then 503.', default: 2000, parse: integer(100, 600_000) },
-  { key: 'databaseQueryTimeoutMs', variable: 'DATABASE_QUERY_TIMEOUT_MS', doc: 'A PostgreSQL query may take at most this long; then 503.', default: 5000, parse: integer(100, 600_000) },
+  {
+    key: 'databasePoolSize',
+    variable: 'DATABASE_POOL_SIZE',
+    doc: 'PostgreSQL connections per instance.',
+    default: 10,
+    parse: integer(1, 1000),
+  },
+  {
+    key: 'databaseConnectTimeoutMs',
+    variable: 'DATABASE_CONNECT_TIMEOUT_MS',
+    doc: 'Wait for a PostgreSQL connection at most this long; then 503.',
+    default: 2000,
+    parse: integer(100, 600_000),
+  },
+  {
+    key: 'databaseQueryTimeoutMs',
+    variable: 'DATABASE_QUERY_TIMEOUT_MS',
+    doc: 'A PostgreSQL query may take at most this long; then 503.',
+    default: 5000,
+    parse: integer(100, 600_000),
+  },
   {
     key: 'redisUrl',
     variable: 'REDIS_URL',
@@ -161,7 +179,13 @@ export const SETTINGS = [
       return raw;
     },
   },
-  { key: 'redisTimeoutMs', variable: 'REDIS_TIMEOUT_MS', doc: 'A Redis command may take at most this long; then this instance counts in memory until Redis answers again.', default: 100, parse: integer(5, 60_000) },
+  {
+    key: 'redisTimeoutMs',
+    variable: 'REDIS_TIMEOUT_MS',
+    doc: 'A Redis command may take at most this long; then this instance counts in memory until Redis answers again.',
+    default: 100,
+    parse: integer(5, 60_000),
+  },
   {
     key: 'environment',
     variable: 'ANIMAL_STORE_ENV',
@@ -200,13 +224,31 @@ export const SETTINGS = [
       );
     },
   },
-  { key: 'anonymousPerMinute', variable: 'ANONYMOUS_PER_MINUTE', doc: 'Requests per minute per client address without a valid key.', default: 30, parse: integer(1, 1_000_000) },
-  { key: 'anonymousPerDay', variable: 'ANONYMOUS_PER_DAY', doc: 'Requests per day per client address without a valid key.', default: 1000, parse: integer(1, 100_000_000) },
-  { key: 'banAfterRefusals', variable: 'BAN_AFTER_REFUSALS', doc: 'Refused requests within one window after which the key or address is banned; refusals in the 2 s after the first one, and as many as the previous window refused in all (clients coming back after Retry-After, at most 1,000), are not counted.', default: 10, parse: integer(1, 1_000_000) },
+  {
+    key: 'anonymousPerMinute',
+    variable: 'ANONYMOUS_PER_MINUTE',
+    doc: 'Requests per minute per client address without a valid key.',
+    default: 30,
+    parse: integer(1, 1_000_000),
+  },
+  {
+    key: 'anonymousPerDay',
+    variable: 'ANONYMOUS_PER_DAY',
+    doc: 'Requests per day per client address without a valid key.',
+    default: 1000,
+    parse: integer(1, 100_000_000),
+  },
+  {
+    key: 'banAfterRefusals',
+    variable: 'BAN_AFTER_REFUSALS',
+    doc: 'Refused requests within one window after which the key or address is banned; refusals in the 2 s after the first one, and as many as the previous window refused in all (clients coming back after Retry-After, at most 1,000), are not counted.',
+    default: 10,
+    parse: integer(1, 1_000_000),
+  },
   {
     key: 'limiterMaxEntries',
     variable: 'LIMITER_MAX_ENTRIES',
-    doc: 'Without Redis: windows of client addresses kept in memory per counter (minute, day, refusals, bans; API keys\' are never evicted), rounded up to a power of two, in a table allocated at start (24 bytes a window); a new address whose slots are all taken pushes out the window that expires first.',
+    doc: "Without Redis: windows of client addresses kept in memory per counter (minute, day, refusals, bans; API keys' are never evicted), rounded up to a power of two, in a table allocated at start (24 bytes a window); a new address whose slots are all taken pushes out the window that expires first.",
     default: MEMORY_COUNTER_MAX_ENTRIES,
     parse: integer(1000, 100_000_000),
   },
@@ -224,7 +266,13 @@ export const SETTINGS = [
     default: PUBLIC_LIMITS.health.perMinute,
     parse: integer(1, 1_000_000),
   },
-  { key: 'banSeconds', variable: 'BAN_SECONDS', doc: 'Length of a temporary ban, in seconds.', default: 600, parse: integer(1, 86_400 * 30) },
+  {
+    key: 'banSeconds',
+    variable: 'BAN_SECONDS',
+    doc: 'Length of a temporary ban, in seconds.',
+    default: 600,
+    parse: integer(1, 86_400 * 30),
+  },
   {
     key: 'corsOrigins',
     variable: 'CORS_ORIGINS',
@@ -240,11 +288,17 @@ export const SETTINGS = [
   {
     key: 'metricsPort',
     variable: 'METRICS_PORT',
-    doc: 'Serve Prometheus metrics (GET /metrics: requests by operation, method and status with latencies, rate-limit decisions by plan, store errors, Redis fallbacks, idempotent replays, event-loop lag, process) on this port, never on the API\'s. Unset: no metrics.',
+    doc: "Serve Prometheus metrics (GET /metrics: requests by operation, method and status with latencies, rate-limit decisions by plan, store errors, Redis fallbacks, idempotent replays, event-loop lag, process) on this port, never on the API's. Unset: no metrics.",
     default: null,
     parse: integer(1, 65535),
   },
-  { key: 'metricsHost', variable: 'METRICS_HOST', doc: 'Address the metrics listen on (loopback unless the scraper is elsewhere).', default: '127.0.0.1', parse: (raw: string) => raw },
+  {
+    key: 'metricsHost',
+    variable: 'METRICS_HOST',
+    doc: 'Address the metrics listen on (loopback unless the scraper is elsewhere).',
+    default: '127.0.0.1',
+    parse: (raw: string) => raw,
+  },
   {
     key: 'startupTimeoutMs',
     variable: 'STARTUP_TIMEOUT_MS',
@@ -252,10 +306,34 @@ export const SETTINGS = [
     default: 30_000,
     parse: integer(0, 3_600_000),
   },
-  { key: 'shutdownTimeoutMs', variable: 'SHUTDOWN_TIMEOUT_MS', doc: 'How long shutdown waits for in-flight requests.', default: 10_000, parse: integer(0, 600_000) },
-  { key: 'headersTimeoutMs', variable: 'HEADERS_TIMEOUT_MS', doc: 'A client that has not sent all its headers after this long has its connection closed.', default: HTTP_TIMEOUTS.headersTimeoutMs, parse: integer(100, 600_000) },
-  { key: 'requestTimeoutMs', variable: 'REQUEST_TIMEOUT_MS', doc: 'A client that has not sent its whole request (headers and body) after this long has its connection closed.', default: HTTP_TIMEOUTS.requestTimeoutMs, parse: integer(100, 600_000) },
-  { key: 'keepAliveTimeoutMs', variable: 'KEEP_ALIVE_TIMEOUT_MS', doc: 'An idle keep-alive connection is closed after this long.', default: HTTP_TIMEOUTS.keepAliveTimeoutMs, parse: integer(100, 600_000) },
+  {
+    key: 'shutdownTimeoutMs',
+    variable: 'SHUTDOWN_TIMEOUT_MS',
+    doc: 'How long shutdown waits for in-flight requests.',
+    default: 10_000,
+    parse: integer(0, 600_000),
+  },
+  {
+    key: 'headersTimeoutMs',
+    variable: 'HEADERS_TIMEOUT_MS',
+    doc: 'A client that has not sent all its headers after this long has its connection closed.',
+    default: HTTP_TIMEOUTS.headersTimeoutMs,
+    parse: integer(100, 600_000),
+  },
+  {
+    key: 'requestTimeoutMs',
+    variable: 'REQUEST_TIMEOUT_MS',
+    doc: 'A client that has not sent its whole request (headers and body) after this long has its connection closed.',
+    default: HTTP_TIMEOUTS.requestTimeoutMs,
+    parse: integer(100, 600_000),
+  },
+  {
+    key: 'keepAliveTimeoutMs',
+    variable: 'KEEP_ALIVE_TIMEOUT_MS',
+    doc: 'An idle keep-alive connection is closed after this long.',
+    default: HTTP_TIMEOUTS.keepAliveTimeoutMs,
+    parse: integer(100, 600_000),
+  },
 ] as const satisfies readonly Setting<keyof Config>[];
 
 /**
@@ -278,7 +356,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
   }
   if (problems.length === 0 && config.metricsPort !== null && config.metricsPort === config.port) {
-    problems.push('METRICS_PORT must not be the API\'s PORT: metrics are not for the API\'s clients');
+    problems.push("METRICS_PORT must not be the API's PORT: metrics are not for the API's clients");
   }
   if (problems.length === 0 && (config.headersTimeoutMs as number) > (config.requestTimeoutMs as number)) {
     problems.push('HEADERS_TIMEOUT_MS must not be larger than REQUEST_TIMEOUT_MS: the headers are part of the request');

@@ -118,7 +118,11 @@ async function main(): Promise<void> {
     checkSpecAtStart: config.nodeEnv !== 'production',
     port: config.port,
     host: config.host,
-    timeouts: { headersTimeoutMs: config.headersTimeoutMs, requestTimeoutMs: config.requestTimeoutMs, keepAliveTimeoutMs: config.keepAliveTimeoutMs },
+    timeouts: {
+      headersTimeoutMs: config.headersTimeoutMs,
+      requestTimeoutMs: config.requestTimeoutMs,
+      keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+    },
     shutdownTimeoutMs: config.shutdownTimeoutMs,
     alsoClose: [() => clearInterval(purge), () => metricsServer?.close(), () => redis?.disconnect(), () => logger.info('stopped')],
   });
@@ -129,7 +133,11 @@ async function main(): Promise<void> {
     metricsServer = listening;
     await new Promise<void>((resolve, reject) => {
       listening.once('error', (error: NodeJS.ErrnoException) =>
-        reject(new StartupError(`cannot serve metrics on ${config.metricsHost}:${config.metricsPort} (METRICS_HOST, METRICS_PORT): ${error.code ?? error.message}`)),
+        reject(
+          new StartupError(
+            `cannot serve metrics on ${config.metricsHost}:${config.metricsPort} (METRICS_HOST, METRICS_PORT): ${error.code ?? error.message}`,
+          ),
+        ),
       );
       listening.listen(config.metricsPort!, config.metricsHost, () => resolve());
     });
@@ -142,12 +150,15 @@ async function main(): Promise<void> {
   if (config.nodeEnv !== 'production') process.stdout.write(`Animal Store API (${config.environment}) at ${base}, ${where}, ${limits}\n`);
 
   // Idempotency-Key records are kept 24 hours, then forgotten.
-  purge = setInterval(() => {
-    store
-      .purgeIdempotencyKeys(new Date(Date.now() - IDEMPOTENCY_TIMING.retentionMs))
-      .then((n) => n > 0 && logger.info({ purged: n }, 'forgot expired Idempotency-Key records'))
-      .catch((error: unknown) => logger.warn({ err: error }, 'could not purge Idempotency-Key records'));
-  }, 60 * 60 * 1000);
+  purge = setInterval(
+    () => {
+      store
+        .purgeIdempotencyKeys(new Date(Date.now() - IDEMPOTENCY_TIMING.retentionMs))
+        .then((n) => n > 0 && logger.info({ purged: n }, 'forgot expired Idempotency-Key records'))
+        .catch((error: unknown) => logger.warn({ err: error }, 'could not purge Idempotency-Key records'));
+    },
+    60 * 60 * 1000,
+  );
   purge.unref();
   if (developmentKey) {
     process.stdout.write(

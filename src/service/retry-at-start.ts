@@ -38,7 +38,8 @@ export async function retryAtStart<T>(
       if (typeof code === 'string' && FATAL_CODES.has(code)) throw new StartupError(`${what} refused the connection: ${reason}`);
       const left = deadline - Date.now();
       if (left <= 0) {
-        const within = timeoutMs === 0 ? 'at the first try (STARTUP_TIMEOUT_MS=0)' : `within ${Math.round(timeoutMs / 1000)} s (STARTUP_TIMEOUT_MS)`;
+        const within =
+          timeoutMs === 0 ? 'at the first try (STARTUP_TIMEOUT_MS=0)' : `within ${Math.round(timeoutMs / 1000)} s (STARTUP_TIMEOUT_MS)`;
         throw new StartupError(`${what} did not answer ${within}: ${reason || 'no reason given'}`);
       }
       const next = Math.min(wait, left);

@@ -116,7 +116,11 @@ export function stopOnSignals(service: RunningService, onSignal: (signal: NodeJS
   const handle = (signal: NodeJS.Signals) => {
     onSignal(signal, signalled);
     const stopping = service.stop(signalled ? { graceMs: 0 } : {});
-    if (!signalled) stopping.then(() => process.exit(0), () => process.exit(1));
+    if (!signalled)
+      stopping.then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
     signalled = true;
   };
   process.on('SIGTERM', handle);

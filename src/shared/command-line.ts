@@ -4,7 +4,12 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 
 /** What {@link parseCommandLine} returns: parseArgs's result for `options` and `--help`. */
 export type ParsedCommandLine<T extends Options> = ReturnType<
-  typeof parseArgs<{ args: string[]; options: T & { help: { type: 'boolean'; short: 'h'; default: false } }; strict: true; allowPositionals: boolean }>
+  typeof parseArgs<{
+    args: string[];
+    options: T & { help: { type: 'boolean'; short: 'h'; default: false } };
+    strict: true;
+    allowPositionals: boolean;
+  }>
 >;
 
 /**

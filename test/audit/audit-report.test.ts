@@ -12,7 +12,17 @@ const report = (severities: Record<string, string>) =>
           name,
           severity,
           isDirect: false,
-          via: [{ source: 1, name, title: `${name} is slow on long input`, url: `https://github.com/advisories/GHSA-${name}`, severity, range: '<2.0.0' }, 'express'],
+          via: [
+            {
+              source: 1,
+              name,
+              title: `${name} is slow on long input`,
+              url: `https://github.com/advisories/GHSA-${name}`,
+              severity,
+              range: '<2.0.0',
+            },
+            'express',
+          ],
           effects: [],
           range: '<2.0.0',
           nodes: [`node_modules/${name}`],
@@ -21,7 +31,15 @@ const report = (severities: Record<string, string>) =>
       ]),
     ),
     metadata: {
-      vulnerabilities: { info: 0, low: 0, moderate: 0, high: 0, critical: 0, total: 0, ...Object.fromEntries(Object.values(severities).map((s) => [s, 1])) },
+      vulnerabilities: {
+        info: 0,
+        low: 0,
+        moderate: 0,
+        high: 0,
+        critical: 0,
+        total: 0,
+        ...Object.fromEntries(Object.values(severities).map((s) => [s, 1])),
+      },
       dependencies: { prod: 120, dev: 300, optional: 0, peer: 0, peerOptional: 0, total: 420 },
     },
   });
@@ -32,7 +50,13 @@ describe('readAuditReport', () => {
     expect(outcome).toMatchObject({ kind: 'checked', dependencies: 120, counts: { high: 1, moderate: 1, critical: 0 } });
     if (outcome.kind !== 'checked') throw new Error('unreachable');
     expect(outcome.blocking).toEqual([
-      { name: 'slow-parser', severity: 'high', range: '<2.0.0', fixAvailable: true, via: ['slow-parser is slow on long input (https://github.com/advisories/GHSA-slow-parser)', 'through express'] },
+      {
+        name: 'slow-parser',
+        severity: 'high',
+        range: '<2.0.0',
+        fixAvailable: true,
+        via: ['slow-parser is slow on long input (https://github.com/advisories/GHSA-slow-parser)', 'through express'],
+      },
     ]);
   });
 
@@ -43,7 +67,11 @@ describe('readAuditReport', () => {
   });
 
   it('treats a registry without the advisory database as unchecked, never as a pass', () => {
-    const refused = JSON.stringify({ message: '405 Method Not Allowed - POST <registry>/-/npm/v1/security/advisories/bulk', statusCode: 405, body: '' });
+    const refused = JSON.stringify({
+      message: '405 Method Not Allowed - POST <registry>/-/npm/v1/security/advisories/bulk',
+      statusCode: 405,
+      body: '',
+    });
     expect(readAuditReport(refused)).toEqual({ kind: 'unavailable', reason: expect.stringMatching(/HTTP 405/) });
     expect(readAuditReport('')).toMatchObject({ kind: 'unavailable' });
   });

@@ -12,7 +12,13 @@ interface PageResult {
   firstPage: { status: number; names: string[]; remaining: string | null; link: string | null };
   allPets: number;
   pagesFollowed: number;
-  created: { status: number; id: number | undefined; replayedStatus: number; replayedId: number | undefined; replayedHeader: string | null };
+  created: {
+    status: number;
+    id: number | undefined;
+    replayedStatus: number;
+    replayedId: number | undefined;
+    replayedHeader: string | null;
+  };
   limit: { refusedWith: number[]; retryAfter: string | null; waitedMs: number; finalStatus: number; remainingAfter: string | null };
   error?: string;
 }
@@ -64,7 +70,10 @@ async function run(): Promise<PageResult> {
   const body = { name: 'Browser Rex', categoryId: 2 };
   const created = await client.POST('/pets', { body, headers: { 'Idempotency-Key': idempotencyKey } });
   const replayed = await client.POST('/pets', { body, headers: { 'Idempotency-Key': idempotencyKey } });
-  show('created', `${created.response.status} #${created.data?.id}; again with the same Idempotency-Key: ${replayed.response.status} #${replayed.data?.id}`);
+  show(
+    'created',
+    `${created.response.status} #${created.data?.id}; again with the same Idempotency-Key: ${replayed.response.status} #${replayed.data?.id}`,
+  );
 
   // Past the Free key's limit: the client waits out Retry-After by itself and succeeds.
   let last = first.response;
@@ -75,7 +84,10 @@ async function run(): Promise<PageResult> {
   const beyond = await client.GET('/pets', { params: { query: { limit: 1 } } });
   const waitedMs = Math.round(performance.now() - started);
   const refused = statuses.slice(before).filter((s) => s.status === 429);
-  show('one more request', `${refused.map((s) => `429 (Retry-After: ${s.retryAfter})`).join(', ')} → waited ${(waitedMs / 1000).toFixed(1)} s → ${beyond.response.status}`);
+  show(
+    'one more request',
+    `${refused.map((s) => `429 (Retry-After: ${s.retryAfter})`).join(', ')} → waited ${(waitedMs / 1000).toFixed(1)} s → ${beyond.response.status}`,
+  );
 
   return {
     firstPage,

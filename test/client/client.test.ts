@@ -127,7 +127,12 @@ describe('the client against the real server', () => {
     await client.GET('/pets/{petId}', { params: { path: { petId: data!.id } } });
     await client.GET('/pets/{petId}', { params: { path: { petId: data!.id } } });
     expect(notices).toEqual([
-      { operation: 'GET /pets/{petId}', deprecation: '@1767225600', sunset: new Date('2030-12-05T00:00:00Z'), link: '</v1/pets>; rel="successor-version"' },
+      {
+        operation: 'GET /pets/{petId}',
+        deprecation: '@1767225600',
+        sunset: new Date('2030-12-05T00:00:00Z'),
+        link: '</v1/pets>; rel="successor-version"',
+      },
     ]);
   });
 
@@ -173,7 +178,7 @@ describe('the client against the real server', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
-  it('resolves environments to the contract\'s servers', async () => {
+  it("resolves environments to the contract's servers", async () => {
     const urls: string[] = [];
     const capture = async (request: Request) => {
       urls.push(request.url);
@@ -195,7 +200,12 @@ describe('the client against the Prism mock', () => {
   it('lists, adds with an Idempotency-Key, and notices the deprecation', async () => {
     const seen = countingFetch();
     const notices: DeprecationNotice[] = [];
-    const client = createAnimalStoreClient({ baseUrl: mock.url, apiKey: 'as_prod_mock', fetch: seen.fetchFn, onDeprecation: (n) => notices.push(n) });
+    const client = createAnimalStoreClient({
+      baseUrl: mock.url,
+      apiKey: 'as_prod_mock',
+      fetch: seen.fetchFn,
+      onDeprecation: (n) => notices.push(n),
+    });
     expect((await client.GET('/pets')).data?.length).toBe(3);
     const { data } = await client.POST('/pets', { body: { name: 'Rex', categoryId: 3 } });
     expect(data?.id).toBe(42);
@@ -215,7 +225,13 @@ describe('the client against the Prism mock', () => {
       },
     };
     const seen = countingFetch();
-    const client = createAnimalStoreClient({ baseUrl: mock.url, apiKey: 'as_prod_mock', clock, fetch: seen.fetchFn, retry: { maxRetries: 2 } });
+    const client = createAnimalStoreClient({
+      baseUrl: mock.url,
+      apiKey: 'as_prod_mock',
+      clock,
+      fetch: seen.fetchFn,
+      retry: { maxRetries: 2 },
+    });
     const { error, response } = await client.GET('/pets', { headers: { Prefer: 'code=429' } });
     expect(response.status).toBe(429);
     expect(error).toMatchObject({ code: 'rate_limited', status: 429 });

@@ -64,7 +64,10 @@ describe('the client package (@animal-store/client)', () => {
     const project = join(work, 'app');
     cpSync(join(CLIENT_DIR, 'examples'), project, { recursive: true });
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'try-the-client', private: true, type: 'module' }));
-    const install = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], { cwd: project, timeoutMs: 120_000 });
+    const install = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], {
+      cwd: project,
+      timeoutMs: 120_000,
+    });
     expect(install.code, install.stderr).toBe(0);
 
     const nodeModules = join(project, 'node_modules');
@@ -81,7 +84,10 @@ describe('the client package (@animal-store/client)', () => {
     expect(modules).toContain('index.js');
     for (const name of modules) {
       for (const specifier of importsOf(readFileSync(join(dist, name), 'utf8'))) {
-        expect(specifier === 'openapi-fetch' || specifier.startsWith('./') || specifier.startsWith('../'), `${name} imports ${specifier}`).toBe(true);
+        expect(
+          specifier === 'openapi-fetch' || specifier.startsWith('./') || specifier.startsWith('../'),
+          `${name} imports ${specifier}`,
+        ).toBe(true);
       }
     }
     const shipped = readdirSync(join(nodeModules, '@animal-store', 'client'));

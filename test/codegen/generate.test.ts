@@ -41,7 +41,7 @@ describe('npm run generate', () => {
     expect(result.stderr).toContain('Run `npm run generate` and commit the result.');
   });
 
-  it('fails --check when info.version changed, naming the client package, the service\'s pin on it and the lock file', async () => {
+  it("fails --check when info.version changed, naming the client package, the service's pin on it and the lock file", async () => {
     const spec = join(workDir, 'bumped.yaml');
     writeFileSync(spec, readFileSync(join(ROOT, 'openapi.yaml'), 'utf8').replace(/^  version: 1\.0\.0$/m, '  version: 1.1.0'));
     const result = await generate('--check', '--spec', spec, '--out', join(ROOT, 'generated'));
@@ -118,7 +118,9 @@ describe('npm run generate', () => {
     const ids = listOperations(doc).map((op) => op.operationId);
     expect(ids.length).toBeGreaterThan(0);
     const map = readFileSync(join(ROOT, 'generated', 'handlers.ts'), 'utf8');
-    expect([...map.matchAll(/^import \{ (\w+) \} from '\.\.\/src\/service\/http\/handlers\/(\w+)\.js';$/gm)].map((m) => [m[1], m[2]])).toEqual(ids.map((id) => [id, id]));
+    expect(
+      [...map.matchAll(/^import \{ (\w+) \} from '\.\.\/src\/service\/http\/handlers\/(\w+)\.js';$/gm)].map((m) => [m[1], m[2]]),
+    ).toEqual(ids.map((id) => [id, id]));
     expect(map).toContain(`export const handlers = { ${ids.join(', ')} } satisfies Handlers;`);
     expect(apiVersion).toBe(doc.info.version);
   });

@@ -47,7 +47,12 @@ function recordingClient(target: ContractTarget) {
     baseUrl: target.baseUrl,
     fetch: async (request: Request) => {
       const response = await fetch(request);
-      last = { status: response.status, headers: response.headers, text: await response.clone().text(), reported: target.reportedViolations?.(response.headers) };
+      last = {
+        status: response.status,
+        headers: response.headers,
+        text: await response.clone().text(),
+        reported: target.reportedViolations?.(response.headers),
+      };
       return response;
     },
   });
@@ -63,7 +68,12 @@ function recordingClient(target: ContractTarget) {
 /** Sends a raw request (for bodies the typed client cannot express) and records it. */
 async function rawRequest(target: ContractTarget, path: string, init: RequestInit): Promise<ObservedResponse> {
   const response = await fetch(`${target.baseUrl}${path}`, init);
-  return { status: response.status, headers: response.headers, text: await response.text(), reported: target.reportedViolations?.(response.headers) };
+  return {
+    status: response.status,
+    headers: response.headers,
+    text: await response.text(),
+    reported: target.reportedViolations?.(response.headers),
+  };
 }
 
 /** POSTs a raw body to /pets with an API key (for bodies the typed client cannot express). */
@@ -172,7 +182,10 @@ export const contractCases: ContractCase[] = [
     validRequestsOnly: true,
     async run(target, checker) {
       const { client, observed } = recordingClient(target);
-      await client.POST('/pets', { body: { name: 'Rex', categoryId: 3, status: 'available' }, headers: await target.headersFor('authorized') });
+      await client.POST('/pets', {
+        body: { name: 'Rex', categoryId: 3, status: 'available' },
+        headers: await target.headersFor('authorized'),
+      });
       expectConforms(checker, 'createPet', 'POST /pets', observed(), 201);
     },
   },
@@ -207,7 +220,14 @@ export const contractCases: ContractCase[] = [
     name: 'createPet refuses categoryId above 2^53-1 with 400',
     async run(target, checker) {
       const seen = await postPetsRaw(target, '{"name":"Rex","categoryId":9007199254740993}');
-      expectConforms(checker, 'createPet', 'POST /pets categoryId=2^53+1', seen, 400, errorFacts(seen, 'invalid_request', 'body.categoryId'));
+      expectConforms(
+        checker,
+        'createPet',
+        'POST /pets categoryId=2^53+1',
+        seen,
+        400,
+        errorFacts(seen, 'invalid_request', 'body.categoryId'),
+      );
     },
   },
   {

@@ -76,10 +76,7 @@ export class ContractChecker {
     const unimplemented = this.notImplemented(operationId, observed);
     if (unimplemented) return [unimplemented];
     const declared = Object.keys(op.responses ?? {});
-    const raw =
-      op.responses?.[String(observed.status)] ??
-      op.responses?.[`${String(observed.status)[0]}XX`] ??
-      op.responses?.default;
+    const raw = op.responses?.[String(observed.status)] ?? op.responses?.[`${String(observed.status)[0]}XX`] ?? op.responses?.default;
     if (!raw) {
       return [`status ${observed.status} is not declared for ${operationId} (declared: ${declared.join(', ')})`];
     }

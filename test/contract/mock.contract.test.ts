@@ -33,7 +33,10 @@ describe('the mock answers Prefer: code=N as the lint rule expects, for every op
 
   it.each(cases)('$operationId, Prefer: code=$status', async ({ op, inputs, status }) => {
     const { path, init } = exampleRequest(doc, op);
-    const response = await fetch(`${mock.url}${path}`, { ...init, headers: { Authorization: 'Bearer as_prod_mock', ...init.headers, Prefer: `code=${status}` } });
+    const response = await fetch(`${mock.url}${path}`, {
+      ...init,
+      headers: { Authorization: 'Bearer as_prod_mock', ...init.headers, Prefer: `code=${status}` },
+    });
     const observed = { status: response.status, headers: response.headers, text: await response.text() };
     expect(observed.status).toBe(status);
     expect(checker.checkResponse(op.operationId, observed)).toEqual([]);

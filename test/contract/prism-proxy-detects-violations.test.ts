@@ -94,7 +94,9 @@ describe("Prism's validation proxy", () => {
       }
       return r;
     });
-    expect(outcomes.get('listPets without an API key is 401 with WWW-Authenticate and the Error body')).toMatch(/Prism .*at response\.body.*status/);
+    expect(outcomes.get('listPets without an API key is 401 with WWW-Authenticate and the Error body')).toMatch(
+      /Prism .*at response\.body.*status/,
+    );
     expect(outcomes.get('createPet refuses a body that is not JSON with 415')).toMatch(/Prism .*at response\.body.*status/);
     expect(outcomes.get('listPets returns 200 with an array of Pet and the rate-limit headers')).toBeNull();
   });
@@ -106,7 +108,10 @@ describe("Prism's validation proxy", () => {
     });
     // Prism checks the headers each response object declares: 200 and 404 declare Sunset; the
     // shared BadRequest and Unauthorized responses do not (the suite's own checker covers those).
-    for (const name of ['getPet returns 200 with the Pet and the deprecation headers', 'getPet of an unknown id is 404 with the Error body and the deprecation headers']) {
+    for (const name of [
+      'getPet returns 200 with the Pet and the deprecation headers',
+      'getPet of an unknown id is 404 with the Error body and the deprecation headers',
+    ]) {
       expect(outcomes.get(name), name).toMatch(/Prism \(Error\) at response\.header\.sunset: .*constant/);
     }
     for (const [name, failure] of outcomes) if (!name.startsWith('getPet')) expect(failure, name).toBeNull();

@@ -23,13 +23,20 @@ beforeAll(async () => {
 afterEach(() => copy?.restore());
 afterAll(() => copy?.remove());
 
-const show = (outcome: Outcome) => `exit ${outcome.code}\n--- stdout\n${outcome.stdout.slice(-6000)}\n--- stderr\n${outcome.stderr.slice(-6000)}`;
+const show = (outcome: Outcome) =>
+  `exit ${outcome.code}\n--- stdout\n${outcome.stdout.slice(-6000)}\n--- stderr\n${outcome.stderr.slice(-6000)}`;
 const succeeds = (outcome: Outcome) => expect(outcome.code, show(outcome)).toBe(0);
 
 /** Failed tests of a vitest run in the copy, with their messages, from its JSON report. */
-async function vitest(files: string[], env: NodeJS.ProcessEnv = {}): Promise<{ outcome: Outcome; failures: { name: string; messages: string[] }[] }> {
+async function vitest(
+  files: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ outcome: Outcome; failures: { name: string; messages: string[] }[] }> {
   const report = 'designer-results.json';
-  const outcome = await copy.sh('npx', ['vitest', 'run', ...files, '--reporter=json', `--outputFile=${report}`], { PROPERTY_RUNS: '100', ...env });
+  const outcome = await copy.sh('npx', ['vitest', 'run', ...files, '--reporter=json', `--outputFile=${report}`], {
+    PROPERTY_RUNS: '100',
+    ...env,
+  });
   const results = JSON.parse(readFileSync(join(copy.dir, report), 'utf8')) as {
     testResults: { name: string; message?: string; assertionResults: { fullName: string; status: string; failureMessages: string[] }[] }[];
   };
@@ -49,90 +56,113 @@ const TAGS = {
 };
 
 describe('the designer loop on a copy of the repository', () => {
-  it('(a) an optional array field added to NewPet and Pet: generate, check, check:breaking and the tests pass, and the field round-trips on both stores, the mock and the client types', async () => {
-    copy.editContract((contract) => {
-      contract.setIn(['components', 'schemas', 'NewPet', 'properties', 'tags'], TAGS);
-      contract.setIn(['components', 'schemas', 'Pet', 'properties', 'tags'], TAGS);
-    });
-    succeeds(await copy.npm('generate'));
-    copy.write('test/tags-round-trip.test.ts', readFileSync(join(ROOT, 'test/designer/scenarios/tags-round-trip.test.ts'), 'utf8'));
-    succeeds(await copy.npm('check'));
-    const breaking = await copy.npm('check:breaking');
-    succeeds(breaking);
-    expect(breaking.stdout).toMatch(/No breaking change/);
-    const { outcome, failures } = await vitest(['test/tags-round-trip.test.ts', 'test/property', 'test/store', 'test/mock', 'test/codegen', 'test/contract/server.contract.test.ts']);
-    expect(failures, show(outcome)).toEqual([]);
-    succeeds(outcome);
-  }, 20 * MINUTES);
-
-  it('(d) a released field removed: check:breaking fails and names it until info.version\'s major is raised', async () => {
-    const addTags = () =>
+  it(
+    '(a) an optional array field added to NewPet and Pet: generate, check, check:breaking and the tests pass, and the field round-trips on both stores, the mock and the client types',
+    async () => {
       copy.editContract((contract) => {
         contract.setIn(['components', 'schemas', 'NewPet', 'properties', 'tags'], TAGS);
         contract.setIn(['components', 'schemas', 'Pet', 'properties', 'tags'], TAGS);
       });
-    addTags();
-    await copy.commit('release tags');
-    copy.editContract((contract) => {
-      contract.deleteIn(['components', 'schemas', 'NewPet', 'properties', 'tags']);
-      contract.deleteIn(['components', 'schemas', 'Pet', 'properties', 'tags']);
-    });
-    const refused = await copy.npm('check:breaking');
-    expect(refused.code, show(refused)).toBe(1);
-    expect(refused.stdout).toMatch(/tags/);
-    expect(refused.stdout).toMatch(/breaking change\(s\) without a new major version/);
-    copy.editContract((contract) => contract.setIn(['info', 'version'], '2.0.0'));
-    const released = await copy.npm('check:breaking');
-    succeeds(released);
-    expect(released.stdout).toMatch(/released as a new major version/);
-  }, 5 * MINUTES);
+      succeeds(await copy.npm('generate'));
+      copy.write('test/tags-round-trip.test.ts', readFileSync(join(ROOT, 'test/designer/scenarios/tags-round-trip.test.ts'), 'utf8'));
+      succeeds(await copy.npm('check'));
+      const breaking = await copy.npm('check:breaking');
+      succeeds(breaking);
+      expect(breaking.stdout).toMatch(/No breaking change/);
+      const { outcome, failures } = await vitest([
+        'test/tags-round-trip.test.ts',
+        'test/property',
+        'test/store',
+        'test/mock',
+        'test/codegen',
+        'test/contract/server.contract.test.ts',
+      ]);
+      expect(failures, show(outcome)).toEqual([]);
+      succeeds(outcome);
+    },
+    20 * MINUTES,
+  );
 
-  it('(b) a required Pet field that no store keeps: generate and check fail and name the field and the migration to write', async () => {
-    copy.editContract((contract) => {
-      contract.setIn(['components', 'schemas', 'Pet', 'properties', 'bornOn'], { type: 'string', format: 'date' });
-      contract.addIn(['components', 'schemas', 'Pet', 'required'], 'bornOn');
-    });
-    const generated = await copy.npm('generate');
-    expect(generated.code, show(generated)).toBe(1);
-    expect(generated.stderr).toMatch(/Pet\.bornOn is required in every animal returned, but no store keeps it/);
-    expect(generated.stderr).toContain('"add pets.born_on"');
-    // Lint stops it first: the examples of Pet lack the field.
-    const checked = await copy.npm('check');
-    expect(checked.code, show(checked)).not.toBe(0);
-    expect(checked.stdout + checked.stderr).toMatch(/bornOn/);
-  }, 10 * MINUTES);
+  it(
+    "(d) a released field removed: check:breaking fails and names it until info.version's major is raised",
+    async () => {
+      const addTags = () =>
+        copy.editContract((contract) => {
+          contract.setIn(['components', 'schemas', 'NewPet', 'properties', 'tags'], TAGS);
+          contract.setIn(['components', 'schemas', 'Pet', 'properties', 'tags'], TAGS);
+        });
+      addTags();
+      await copy.commit('release tags');
+      copy.editContract((contract) => {
+        contract.deleteIn(['components', 'schemas', 'NewPet', 'properties', 'tags']);
+        contract.deleteIn(['components', 'schemas', 'Pet', 'properties', 'tags']);
+      });
+      const refused = await copy.npm('check:breaking');
+      expect(refused.code, show(refused)).toBe(1);
+      expect(refused.stdout).toMatch(/tags/);
+      expect(refused.stdout).toMatch(/breaking change\(s\) without a new major version/);
+      copy.editContract((contract) => contract.setIn(['info', 'version'], '2.0.0'));
+      const released = await copy.npm('check:breaking');
+      succeeds(released);
+      expect(released.stdout).toMatch(/released as a new major version/);
+    },
+    5 * MINUTES,
+  );
 
-  it('(c) an operation added: check stays green, only the stub\'s "not implemented" fails and names the file to write; green once it is written', async () => {
-    copy.editContract((contract) => {
-      contract.setIn(['paths', '/pets/{petId}', 'delete'], DELETE_PET);
-      contract.setIn(['components', 'responses', 'PetNotFound'], PET_NOT_FOUND);
-    });
-    succeeds(await copy.npm('generate'));
-    succeeds(await copy.npm('check'));
-    // The tests about every operation (and the property tests, which generate requests for each).
-    const files = [
-      'test/codegen',
-      'test/server/errors.test.ts',
-      'test/server/head.test.ts',
-      'test/server/added-operation.test.ts',
-      'test/server/authentication.test.ts',
-      'test/mock',
-      'test/property/contract.property.test.ts',
-      'test/contract/server.contract.test.ts',
-      'test/contract/mock.contract.test.ts',
-    ];
-    const before = await vitest(files);
-    expect(before.failures.length, show(before.outcome)).toBeGreaterThan(0);
-    for (const failure of before.failures) {
-      expect(failure.messages.join('\n'), failure.name).toMatch(/deletePet is not implemented/);
-      expect(failure.messages.join('\n'), failure.name).toContain('src/service/http/handlers/deletePet.ts');
-    }
-    copy.write('src/service/http/handlers/deletePet.ts', DELETE_PET_HANDLER);
-    succeeds(await copy.npm('check'));
-    const after = await vitest(files);
-    expect(after.failures, show(after.outcome)).toEqual([]);
-    succeeds(after.outcome);
-  }, 20 * MINUTES);
+  it(
+    '(b) a required Pet field that no store keeps: generate and check fail and name the field and the migration to write',
+    async () => {
+      copy.editContract((contract) => {
+        contract.setIn(['components', 'schemas', 'Pet', 'properties', 'bornOn'], { type: 'string', format: 'date' });
+        contract.addIn(['components', 'schemas', 'Pet', 'required'], 'bornOn');
+      });
+      const generated = await copy.npm('generate');
+      expect(generated.code, show(generated)).toBe(1);
+      expect(generated.stderr).toMatch(/Pet\.bornOn is required in every animal returned, but no store keeps it/);
+      expect(generated.stderr).toContain('"add pets.born_on"');
+      // Lint stops it first: the examples of Pet lack the field.
+      const checked = await copy.npm('check');
+      expect(checked.code, show(checked)).not.toBe(0);
+      expect(checked.stdout + checked.stderr).toMatch(/bornOn/);
+    },
+    10 * MINUTES,
+  );
+
+  it(
+    '(c) an operation added: check stays green, only the stub\'s "not implemented" fails and names the file to write; green once it is written',
+    async () => {
+      copy.editContract((contract) => {
+        contract.setIn(['paths', '/pets/{petId}', 'delete'], DELETE_PET);
+        contract.setIn(['components', 'responses', 'PetNotFound'], PET_NOT_FOUND);
+      });
+      succeeds(await copy.npm('generate'));
+      succeeds(await copy.npm('check'));
+      // The tests about every operation (and the property tests, which generate requests for each).
+      const files = [
+        'test/codegen',
+        'test/server/errors.test.ts',
+        'test/server/head.test.ts',
+        'test/server/added-operation.test.ts',
+        'test/server/authentication.test.ts',
+        'test/mock',
+        'test/property/contract.property.test.ts',
+        'test/contract/server.contract.test.ts',
+        'test/contract/mock.contract.test.ts',
+      ];
+      const before = await vitest(files);
+      expect(before.failures.length, show(before.outcome)).toBeGreaterThan(0);
+      for (const failure of before.failures) {
+        expect(failure.messages.join('\n'), failure.name).toMatch(/deletePet is not implemented/);
+        expect(failure.messages.join('\n'), failure.name).toContain('src/service/http/handlers/deletePet.ts');
+      }
+      copy.write('src/service/http/handlers/deletePet.ts', DELETE_PET_HANDLER);
+      succeeds(await copy.npm('check'));
+      const after = await vitest(files);
+      expect(after.failures, show(after.outcome)).toEqual([]);
+      succeeds(after.outcome);
+    },
+    20 * MINUTES,
+  );
 });
 
 /** A new operation as a designer writes it: a path parameter, no request body, a 204 without a body. */

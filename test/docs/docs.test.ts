@@ -27,13 +27,16 @@ describe('npm run docs', () => {
     expect(html).not.toMatch(/@import\s+url\(["']?(https?:)?\/\//i);
   });
 
-  it.skipIf(!browserTestsEnabled)('shows every operation of the contract, the plans and getPet deprecated when opened offline', async () => {
-    const browser = await launchChromium();
-    try {
-      const blocked = await checkReferencePage(browser, pathToFileURL(output).href, 'file:', 'docs-static.png');
-      expect(blocked).toEqual([]);
-    } finally {
-      await browser.close();
-    }
-  });
+  it.skipIf(!browserTestsEnabled)(
+    'shows every operation of the contract, the plans and getPet deprecated when opened offline',
+    async () => {
+      const browser = await launchChromium();
+      try {
+        const blocked = await checkReferencePage(browser, pathToFileURL(output).href, 'file:', 'docs-static.png');
+        expect(blocked).toEqual([]);
+      } finally {
+        await browser.close();
+      }
+    },
+  );
 });

@@ -46,29 +46,40 @@ describe('the contract served by the service', () => {
     ['gzip', 'gzip'],
     ['gzip;q=0, br;q=0', undefined],
     ['', undefined],
-  ])('serves /docs compressed for Accept-Encoding "%s"', async (accept, encoding) => {
-    const { status, headers, bytes } = await rawGet(`${server.origin}/docs`, accept ? { 'Accept-Encoding': accept } : {});
-    expect(status).toBe(200);
-    expect(headers['content-encoding']).toBe(encoding);
-    expect(headers.vary).toBe('Accept-Encoding');
-    expect(headers['x-ratelimit-limit']).toBe('120');
-    if (encoding) expect(bytes).toBeLessThan(1_000_000);
-    else expect(bytes).toBeGreaterThan(1_000_000);
-  }, 60_000);
+  ])(
+    'serves /docs compressed for Accept-Encoding "%s"',
+    async (accept, encoding) => {
+      const { status, headers, bytes } = await rawGet(`${server.origin}/docs`, accept ? { 'Accept-Encoding': accept } : {});
+      expect(status).toBe(200);
+      expect(headers['content-encoding']).toBe(encoding);
+      expect(headers.vary).toBe('Accept-Encoding');
+      expect(headers['x-ratelimit-limit']).toBe('120');
+      if (encoding) expect(bytes).toBeLessThan(1_000_000);
+      else expect(bytes).toBeGreaterThan(1_000_000);
+    },
+    60_000,
+  );
 
-  it.skipIf(!browserTestsEnabled)('shows the operations, the plans and the deprecation of getPet in Chromium', async () => {
-    const browser = await launchChromium();
-    try {
-      const blocked = await checkReferencePage(browser, `${server.origin}/docs`, server.origin, 'docs-served.png');
-      expect(blocked).toEqual([]);
-    } finally {
-      await browser.close();
-    }
-  }, 60_000);
+  it.skipIf(!browserTestsEnabled)(
+    'shows the operations, the plans and the deprecation of getPet in Chromium',
+    async () => {
+      const browser = await launchChromium();
+      try {
+        const blocked = await checkReferencePage(browser, `${server.origin}/docs`, server.origin, 'docs-served.png');
+        expect(blocked).toEqual([]);
+      } finally {
+        await browser.close();
+      }
+    },
+    60_000,
+  );
 });
 
 /** A GET without fetch's automatic decompression: status, headers and the bytes as sent. */
-function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; bytes: number }> {
+function rawGet(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; bytes: number }> {
   return new Promise((resolve, reject) => {
     request(url, { headers }, (res) => {
       let bytes = 0;
@@ -82,7 +93,9 @@ function rawGet(url: string, headers: Record<string, string>): Promise<{ status:
 
 describe('limits of what is served without a key', () => {
   it('limits documents and health checks per address, apart from each other and from the API, with the rate-limit headers', async () => {
-    const own = await startTestServer({ publicLimits: { documents: { perMinute: 3, perDay: 100 }, health: { perMinute: 5, perDay: 100 } } });
+    const own = await startTestServer({
+      publicLimits: { documents: { perMinute: 3, perDay: 100 }, health: { perMinute: 5, perDay: 100 } },
+    });
     try {
       const statuses: number[] = [];
       for (let i = 0; i < 4; i++) {

@@ -42,16 +42,27 @@ const KB = 1024;
 const bearer = (key: string): [string, string] => ['Authorization', `Bearer ${key}`];
 const json: [string, string] = ['Content-Type', 'application/json'];
 
-const listPets = (target: string, headers: (k: Keys) => [string, string][]) => (k: Keys): RawRequest => ({ method: 'GET', target, headers: headers(k) });
+const listPets =
+  (target: string, headers: (k: Keys) => [string, string][]) =>
+  (k: Keys): RawRequest => ({ method: 'GET', target, headers: headers(k) });
 const authorized = (target: string) => listPets(target, (k) => [bearer(k.valid)]);
-const postBody = (body: string | Buffer, headers: [string, string][] = [json]) => (k: Keys): RawRequest => ({
-  method: 'POST',
-  target: '/v1/pets',
-  headers: [bearer(k.valid), ...headers],
-  body,
-});
+const postBody =
+  (body: string | Buffer, headers: [string, string][] = [json]) =>
+  (k: Keys): RawRequest => ({
+    method: 'POST',
+    target: '/v1/pets',
+    headers: [bearer(k.valid), ...headers],
+    body,
+  });
 
-const unauthorized = (name: string, request: Row['request'], message?: RegExp): Row => ({ name, request, status: 401, code: 'unauthorized', message, operation: 'listPets' });
+const unauthorized = (name: string, request: Row['request'], message?: RegExp): Row => ({
+  name,
+  request,
+  status: 401,
+  code: 'unauthorized',
+  message,
+  operation: 'listPets',
+});
 const badLimit = ([value, message]: [string, RegExp?]): Row => ({
   name: `limit=${value}`,
   message,
@@ -84,7 +95,10 @@ const goodBody = (name: string, body: string): Row => ({ name, request: postBody
 const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 
 const AUTHORIZATION: Row[] = [
-  unauthorized('no Authorization header', listPets('/v1/pets', () => [])),
+  unauthorized(
+    'no Authorization header',
+    listPets('/v1/pets', () => []),
+  ),
   {
     // Issue 13, finding 11: Node answered a bare 417 of its own.
     name: 'Expect: 200-ok (an expectation other than 100-continue is ignored, RFC 9110 10.1.1)',
@@ -92,7 +106,10 @@ const AUTHORIZATION: Row[] = [
     status: 200,
     operation: 'listPets',
   },
-  unauthorized('an empty Authorization header', listPets('/v1/pets', () => [['Authorization', '']])),
+  unauthorized(
+    'an empty Authorization header',
+    listPets('/v1/pets', () => [['Authorization', '']]),
+  ),
   {
     // RFC 9110, section 11.1: the scheme is case-insensitive; the key is not.
     name: 'the scheme written "bearer" (accepted: RFC 9110 makes it case-insensitive)',
@@ -100,20 +117,66 @@ const AUTHORIZATION: Row[] = [
     status: 200,
     operation: 'listPets',
   },
-  unauthorized('the key in lower case', listPets('/v1/pets', (k) => [bearer(k.valid.toLowerCase())])),
-  unauthorized('Basic credentials', listPets('/v1/pets', () => [['Authorization', 'Basic dXNlcjpwYXNz']])),
-  unauthorized('Bearer without a key', listPets('/v1/pets', () => [['Authorization', 'Bearer']])),
-  unauthorized('Bearer, the key and a second token', listPets('/v1/pets', (k) => [['Authorization', `Bearer ${k.valid} ${k.valid}`]])),
-  unauthorized('Bearer and the key separated by a tab', listPets('/v1/pets', (k) => [['Authorization', `Bearer\t${k.valid}`]])),
-  unauthorized('two Authorization headers, both with the valid key', listPets('/v1/pets', (k) => [bearer(k.valid), bearer(k.valid)]), /more than one Authorization header/),
-  unauthorized('two Authorization headers, an invalid one first', listPets('/v1/pets', (k) => [['Authorization', 'Basic eDp5'], bearer(k.valid)]), /more than one Authorization header/),
-  unauthorized('the key in the query string as api_key', (k) => ({ method: 'GET', target: `/v1/pets?api_key=${k.valid}` }), /no Authorization header/),
-  unauthorized('the key in the query string as access_token', (k) => ({ method: 'GET', target: `/v1/pets?access_token=${k.valid}` }), /no Authorization header/),
-  unauthorized('a key whose checksum is wrong', listPets('/v1/pets', (k) => [bearer(k.badChecksum)])),
-  unauthorized('a revoked key', listPets('/v1/pets', (k) => [bearer(k.revoked)])),
-  unauthorized('a staging key on production', listPets('/v1/pets', (k) => [bearer(k.staging)])),
-  unauthorized('a key with a non-ASCII character', listPets('/v1/pets', (k) => [bearer(`${k.valid.slice(0, -1)}\u00e9`)])),
-  unauthorized('a 10 KB key', listPets('/v1/pets', () => [bearer(`as_prod_${'a'.repeat(10 * KB)}`)])),
+  unauthorized(
+    'the key in lower case',
+    listPets('/v1/pets', (k) => [bearer(k.valid.toLowerCase())]),
+  ),
+  unauthorized(
+    'Basic credentials',
+    listPets('/v1/pets', () => [['Authorization', 'Basic dXNlcjpwYXNz']]),
+  ),
+  unauthorized(
+    'Bearer without a key',
+    listPets('/v1/pets', () => [['Authorization', 'Bearer']]),
+  ),
+  unauthorized(
+    'Bearer, the key and a second token',
+    listPets('/v1/pets', (k) => [['Authorization', `Bearer ${k.valid} ${k.valid}`]]),
+  ),
+  unauthorized(
+    'Bearer and the key separated by a tab',
+    listPets('/v1/pets', (k) => [['Authorization', `Bearer\t${k.valid}`]]),
+  ),
+  unauthorized(
+    'two Authorization headers, both with the valid key',
+    listPets('/v1/pets', (k) => [bearer(k.valid), bearer(k.valid)]),
+    /more than one Authorization header/,
+  ),
+  unauthorized(
+    'two Authorization headers, an invalid one first',
+    listPets('/v1/pets', (k) => [['Authorization', 'Basic eDp5'], bearer(k.valid)]),
+    /more than one Authorization header/,
+  ),
+  unauthorized(
+    'the key in the query string as api_key',
+    (k) => ({ method: 'GET', target: `/v1/pets?api_key=${k.valid}` }),
+    /no Authorization header/,
+  ),
+  unauthorized(
+    'the key in the query string as access_token',
+    (k) => ({ method: 'GET', target: `/v1/pets?access_token=${k.valid}` }),
+    /no Authorization header/,
+  ),
+  unauthorized(
+    'a key whose checksum is wrong',
+    listPets('/v1/pets', (k) => [bearer(k.badChecksum)]),
+  ),
+  unauthorized(
+    'a revoked key',
+    listPets('/v1/pets', (k) => [bearer(k.revoked)]),
+  ),
+  unauthorized(
+    'a staging key on production',
+    listPets('/v1/pets', (k) => [bearer(k.staging)]),
+  ),
+  unauthorized(
+    'a key with a non-ASCII character',
+    listPets('/v1/pets', (k) => [bearer(`${k.valid.slice(0, -1)}\u00e9`)]),
+  ),
+  unauthorized(
+    'a 10 KB key',
+    listPets('/v1/pets', () => [bearer(`as_prod_${'a'.repeat(10 * KB)}`)]),
+  ),
   {
     name: 'a 20 KB Authorization header',
     request: listPets('/v1/pets', () => [bearer('a'.repeat(20 * KB))]),
@@ -167,7 +230,13 @@ const BODIES: Row[] = [
   goodBody('categoryId 1e2', '{"name":"Rex","categoryId":1e2}'),
   goodBody('categoryId 0.3e1', '{"name":"Rex","categoryId":0.3e1}'),
   goodBody('categoryId 9007199254740991.000', '{"name":"Rex","categoryId":9007199254740991.000}'),
-  badBody('categoryId 9.007199254740992e15 (2^53)', '{"name":"Rex","categoryId":9.007199254740992e15}', 'body.categoryId', undefined, /cannot be taken exactly/),
+  badBody(
+    'categoryId 9.007199254740992e15 (2^53)',
+    '{"name":"Rex","categoryId":9.007199254740992e15}',
+    'body.categoryId',
+    undefined,
+    /cannot be taken exactly/,
+  ),
   badBody('categoryId 1e-400 (rounds to 0)', '{"name":"Rex","categoryId":1e-400}', 'body.categoryId', undefined, /cannot be taken exactly/),
   badBody('categoryId 4503599627370496.5 (rounds to an integer)', '{"name":"Rex","categoryId":4503599627370496.5}', 'body.categoryId'),
   badBody('categoryId 1.0000000000000001 (rounds to 1)', '{"name":"Rex","categoryId":1.0000000000000001}', 'body.categoryId'),
@@ -196,8 +265,16 @@ const BODIES: Row[] = [
   badBody('categoryId twice, once spelled with an escape', '{"name":"Rex","categoryId":3,"c\\u0061tegoryId":4}', 'body.categoryId'),
   badBody('name twice, the first invalid', '{"name":"","name":"Rex","categoryId":3}', 'body.name'),
   badBody('__proto__ twice', '{"name":"Rex","categoryId":3,"__proto__":1,"__proto__":2}', 'body.__proto__'),
-  badBody('a name that is not valid UTF-8', Buffer.concat([Buffer.from('{"name":"R'), Buffer.from([0xff, 0xfe]), Buffer.from('x","categoryId":3}')]), 'body'),
-  badBody('a UTF-8 byte order mark', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"name":"Rex","categoryId":3}')]), 'body'),
+  badBody(
+    'a name that is not valid UTF-8',
+    Buffer.concat([Buffer.from('{"name":"R'), Buffer.from([0xff, 0xfe]), Buffer.from('x","categoryId":3}')]),
+    'body',
+  ),
+  badBody(
+    'a UTF-8 byte order mark',
+    Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"name":"Rex","categoryId":3}')]),
+    'body',
+  ),
   badBody('an array', '[{"name":"Rex","categoryId":3}]', 'body'),
   badBody('a number', '42', 'body'),
   badBody('a string', '"Rex"', 'body'),
@@ -208,7 +285,13 @@ const BODIES: Row[] = [
   badBody('8000 nested arrays', nested(8000), 'body'),
   // Found by npm run adversarial: 1,500 unknown keys cost the validator over 10 ms and an Error
   // body of 1,500 details; refused as a whole now, before the validator.
-  badBody('1,500 unknown keys', `{${Array.from({ length: 1500 }, (_, i) => `"k${i}":1`).join(',')},"name":"Rex","categoryId":3}`, 'body', undefined, /^has more than 64 properties$/),
+  badBody(
+    '1,500 unknown keys',
+    `{${Array.from({ length: 1500 }, (_, i) => `"k${i}":1`).join(',')},"name":"Rex","categoryId":3}`,
+    'body',
+    undefined,
+    /^has more than 64 properties$/,
+  ),
   badBody('an empty body with Content-Type: application/json', '', 'body', undefined, /^is required$/),
   {
     name: 'no body and no Content-Type',
@@ -255,10 +338,12 @@ const BODIES: Row[] = [
     code: 'payload_too_large',
     operation: 'createPet',
   },
-  badBody('a gzip-encoded body with a key twice (checked once inflated)', gzipSync('{"name":"Rex","categoryId":3,"categoryId":4}'), 'body.categoryId', [
-    json,
-    ['Content-Encoding', 'gzip'],
-  ]),
+  badBody(
+    'a gzip-encoded body with a key twice (checked once inflated)',
+    gzipSync('{"name":"Rex","categoryId":3,"categoryId":4}'),
+    'body.categoryId',
+    [json, ['Content-Encoding', 'gzip']],
+  ),
   {
     name: 'a 1 MB body',
     request: postBody(JSON.stringify({ name: 'Rex', categoryId: 3, padding: 'x'.repeat(KB * KB) })),
@@ -340,7 +425,7 @@ const HTTP: Row[] = [
 ];
 
 export const CATALOGUE: Record<string, Row[]> = {
-  'Authorization': AUTHORIZATION,
+  Authorization: AUTHORIZATION,
   'GET /v1/pets?limit': LIMIT,
   'GET /v1/pets/{petId}': PET_ID,
   'POST /v1/pets bodies': BODIES,
@@ -359,7 +444,12 @@ beforeAll(async () => {
   const revocable = await issueKey(server.store, { name: 'revoked', plan: 'pro', environment: 'production' }, new Date(server.clock.now()));
   await server.store.revokeKey(revocable.record.id, new Date(server.clock.now()));
   const last = valid.at(-1) === 'A' ? 'B' : 'A';
-  keys = { valid, badChecksum: `${valid.slice(0, -1)}${last}`, revoked: revocable.key, staging: await server.newKey('pro', undefined, 'staging') };
+  keys = {
+    valid,
+    badChecksum: `${valid.slice(0, -1)}${last}`,
+    revoked: revocable.key,
+    staging: await server.newKey('pro', undefined, 'staging'),
+  };
 });
 afterAll(() => server?.close());
 
@@ -376,7 +466,8 @@ afterEach(async () => {
 function problems(row: Row, response: RawResponse): string[] {
   const observed = { status: response.status, headers: response.headers, text: response.body };
   const found = row.operation === null ? checker.checkErrorResponse(observed) : checker.checkResponse(row.operation, observed);
-  if (response.status !== row.status) found.unshift(`expected status ${row.status}, got ${response.status}: ${response.body.slice(0, 300)}`);
+  if (response.status !== row.status)
+    found.unshift(`expected status ${row.status}, got ${response.status}: ${response.body.slice(0, 300)}`);
   if (row.code !== undefined) {
     const body = JSON.parse(response.body) as { code?: string; message?: string; details?: { field: string; message: string }[] };
     if (body.code !== row.code) found.push(`expected code ${row.code}, got ${String(body.code)}`);
@@ -418,8 +509,16 @@ describe('after the catalogue', () => {
 
   it('answers a request before refusing a malformed one pipelined after it, so the client never takes the refusal for its answer', async () => {
     const before = (await server.store.listPets({ limit: 1000 })).length;
-    const post = Buffer.from(requestBytes(server.origin, postBody('{"name":"Pipelined","categoryId":3}')(keys)).toString('latin1').replace('Connection: close\r\n', ''), 'latin1');
-    const broken = Buffer.from(`GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${keys.valid}\r\nBroken header line\r\n\r\n`, 'latin1');
+    const post = Buffer.from(
+      requestBytes(server.origin, postBody('{"name":"Pipelined","categoryId":3}')(keys))
+        .toString('latin1')
+        .replace('Connection: close\r\n', ''),
+      'latin1',
+    );
+    const broken = Buffer.from(
+      `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${keys.valid}\r\nBroken header line\r\n\r\n`,
+      'latin1',
+    );
     const outcome = await exchange(server.origin, [Buffer.concat([post, broken])]);
     expect(outcome.kind).toBe('response');
     const responses = outcome.kind === 'response' ? parseResponses(outcome.raw) : [];
@@ -428,7 +527,8 @@ describe('after the catalogue', () => {
   });
 
   it('answers pipelined requests in turn after a refusal: the refused body is not read as a request', async () => {
-    const keepAlive = (request: RawRequest) => Buffer.from(requestBytes(server.origin, request).toString('latin1').replace('Connection: close\r\n', ''), 'latin1');
+    const keepAlive = (request: RawRequest) =>
+      Buffer.from(requestBytes(server.origin, request).toString('latin1').replace('Connection: close\r\n', ''), 'latin1');
     // The refused body is itself a request: were it read as one, a third response would appear.
     const smuggled = `GET /v1/pets/1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${keys.valid}\r\n\r\n`;
     const outcome = await exchange(server.origin, [

@@ -16,7 +16,11 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 const post = (body: string) =>
-  fetch(`${server.baseUrl}/pets`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body });
+  fetch(`${server.baseUrl}/pets`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    body,
+  });
 
 interface ErrorBody {
   code: string;

@@ -43,7 +43,11 @@ describe('slow clients', () => {
     const head = requestBytes(server.origin, {
       method: 'POST',
       target: '/v1/pets',
-      headers: [['Authorization', `Bearer ${key}`], ['Content-Type', 'application/json'], ['Content-Length', String(body.length)]],
+      headers: [
+        ['Authorization', `Bearer ${key}`],
+        ['Content-Type', 'application/json'],
+        ['Content-Length', String(body.length)],
+      ],
     });
     const outcome = await exchange(server.origin, [head, ...pieces(Buffer.from(body), PIECES)], GAP_MS);
     expect(outcome.kind).toBe('closed');
@@ -56,7 +60,11 @@ describe('slow clients', () => {
     const head = requestBytes(server.origin, {
       method: 'POST',
       target: '/v1/pets',
-      headers: [['Authorization', `Bearer ${key}`], ['Content-Type', 'application/json'], ['Content-Length', String(100 * 1024 * 1024)]],
+      headers: [
+        ['Authorization', `Bearer ${key}`],
+        ['Content-Type', 'application/json'],
+        ['Content-Length', String(100 * 1024 * 1024)],
+      ],
     });
     // Headers only, then a trickle: the answer must not wait for the 100 MB.
     const outcome = await exchange(server.origin, [head, ...pieces(Buffer.from('{"name":"Rex"'.padEnd(PIECES)), PIECES)], GAP_MS);

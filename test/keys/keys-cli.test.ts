@@ -5,7 +5,9 @@ import { startTestServer, type TestServer } from '../support/test-server.js';
 let server: TestServer;
 // The CLI and a running server share one SQLite file, as in production.
 const keys = (...args: string[]) =>
-  run(bin('tsx'), [`${ROOT}src/service/keys/cli.ts`, ...args], { env: { DATABASE_PATH: server.databasePath, ANIMAL_STORE_ENV: 'production' } });
+  run(bin('tsx'), [`${ROOT}src/service/keys/cli.ts`, ...args], {
+    env: { DATABASE_PATH: server.databasePath, ANIMAL_STORE_ENV: 'production' },
+  });
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -32,7 +34,14 @@ describe('npm run keys', () => {
     expect(listed.stdout).not.toContain(key);
     const json = await keys('list', '--json');
     expect(json.stdout).not.toContain(key);
-    expect(JSON.parse(json.stdout.trim().split('\n').find((l) => l.includes(id))!)).not.toHaveProperty('hash');
+    expect(
+      JSON.parse(
+        json.stdout
+          .trim()
+          .split('\n')
+          .find((l) => l.includes(id))!,
+      ),
+    ).not.toHaveProperty('hash');
 
     const revoked = await keys('revoke', id);
     expect(revoked.code).toBe(0);
@@ -57,7 +66,10 @@ describe('npm run keys', () => {
     [['create', '--plan', 'free'], '--name is required'],
     [['create', '--plan', 'enterprise', '--name', 'x'], 'an enterprise key needs --per-minute and --per-day'],
     [['create', '--plan', 'free', '--name', 'x', '--per-minute', '5'], 'are for enterprise keys'],
-    [['create', '--plan', 'enterprise', '--name', 'x', '--per-minute', '0', '--per-day', '5'], '--per-minute must be a positive whole number'],
+    [
+      ['create', '--plan', 'enterprise', '--name', 'x', '--per-minute', '0', '--per-day', '5'],
+      '--per-minute must be a positive whole number',
+    ],
     [['create', '--plan', 'free', '--name', 'x', '--env', 'dev'], '--env must be production or staging'],
     [['revoke'], 'revoke takes exactly one key id'],
     [['rotate'], 'Unknown command "rotate"'],

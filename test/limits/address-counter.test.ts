@@ -23,7 +23,8 @@ describe('AddressCounter', () => {
     expect(counter.size).toBeGreaterThan(900);
     expect(counter.evicted).toBeGreaterThanOrEqual(100_000 - 1024);
     const newest = Array.from({ length: 100 }, (_, k) => 100_000 - 1 - k);
-    for (const i of newest) expect(counter.get(`ip:2001:db8:${(i >> 16).toString(16)}:${(i & 0xffff).toString(16)}::/64:20600`)?.consumedPoints).toBe(1);
+    for (const i of newest)
+      expect(counter.get(`ip:2001:db8:${(i >> 16).toString(16)}:${(i & 0xffff).toString(16)}::/64:20600`)?.consumedPoints).toBe(1);
     expect(counter.get('ip:2001:db8:0:0::/64:20600')).toBeNull();
   });
 

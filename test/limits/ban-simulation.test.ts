@@ -120,26 +120,38 @@ const engines: [string, boolean, () => Promise<LimitCounters>][] = [
 ];
 
 describe.each(engines)('bans on %s counters', (_name, enabled, counters) => {
-  it.runIf(enabled).each([1, 10, 50, 200])('never bans %i workers sharing a Free key that honour Retry-After with 0–10 s of jitter, over 10 minutes', async (workers) => {
-    const totals = await honestWorkers(await counters(), workers, 10, 10, workers);
-    console.log(`${_name}: ${workers} honest workers, 10 simulated minutes: ${totals.requests} requests, ${totals.accepted} accepted, ${totals.refused} refused, ${totals.banned} banned`);
-    expect(totals.banned).toBe(0);
-    expect(fallbacks).toBe(0);
-    // The key was used to its limit in every one of the 10 windows (the first is partly over at the start).
-    expect(totals.accepted).toBeGreaterThanOrEqual(FREE.perMinute * 10);
-    expect(totals.refused).toBeGreaterThan(0);
-  }, 120_000);
+  it.runIf(enabled).each([1, 10, 50, 200])(
+    'never bans %i workers sharing a Free key that honour Retry-After with 0–10 s of jitter, over 10 minutes',
+    async (workers) => {
+      const totals = await honestWorkers(await counters(), workers, 10, 10, workers);
+      console.log(
+        `${_name}: ${workers} honest workers, 10 simulated minutes: ${totals.requests} requests, ${totals.accepted} accepted, ${totals.refused} refused, ${totals.banned} banned`,
+      );
+      expect(totals.banned).toBe(0);
+      expect(fallbacks).toBe(0);
+      // The key was used to its limit in every one of the 10 windows (the first is partly over at the start).
+      expect(totals.accepted).toBeGreaterThanOrEqual(FREE.perMinute * 10);
+      expect(totals.refused).toBeGreaterThan(0);
+    },
+    120_000,
+  );
 
   it.runIf(enabled).each([
     [5, 0],
     [5, 30],
     [20, 0],
     [200, 10],
-  ])('bans a client that sends %i requests a second for 10 s after its first 429 (starting %i s into a window) within 15 s', async (perSecond, start) => {
-    const { bannedAfter, totals } = await hostileClient(await counters(), perSecond, 10, start);
-    console.log(`${_name}: ${perSecond} requests/s ignoring Retry-After: ${totals.requests} requests, ${totals.accepted} accepted, ${totals.refused} refused, ${totals.banned} banned; banned ${bannedAfter} s after its first 429`);
-    expect(bannedAfter).not.toBeNull();
-    expect(fallbacks).toBe(0);
-    expect(bannedAfter!).toBeLessThanOrEqual(15);
-  }, 60_000);
+  ])(
+    'bans a client that sends %i requests a second for 10 s after its first 429 (starting %i s into a window) within 15 s',
+    async (perSecond, start) => {
+      const { bannedAfter, totals } = await hostileClient(await counters(), perSecond, 10, start);
+      console.log(
+        `${_name}: ${perSecond} requests/s ignoring Retry-After: ${totals.requests} requests, ${totals.accepted} accepted, ${totals.refused} refused, ${totals.banned} banned; banned ${bannedAfter} s after its first 429`,
+      );
+      expect(bannedAfter).not.toBeNull();
+      expect(fallbacks).toBe(0);
+      expect(bannedAfter!).toBeLessThanOrEqual(15);
+    },
+    60_000,
+  );
 });

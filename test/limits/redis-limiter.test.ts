@@ -26,7 +26,11 @@ function twoInstances(url = TEST_REDIS_URL) {
   const make = () => {
     const client = connectRedis({ url, commandTimeoutMs: 200 });
     clients.push(client);
-    return new RateLimiter(redisCounters(client, prefix, () => fallbacks++), clock, policy);
+    return new RateLimiter(
+      redisCounters(client, prefix, () => fallbacks++),
+      clock,
+      policy,
+    );
   };
   return { a: make(), b: make(), clock, fallbacks: () => fallbacks };
 }

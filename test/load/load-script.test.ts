@@ -4,7 +4,17 @@ import { run } from '../support/run.js';
 /** A short run of `npm run load` (the minute-long run is for people, see the README). */
 describe('npm run load', () => {
   it('drives keys past their limits and reports accepted within them, no 5xx, and the server memory', async () => {
-    const { code, stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/load.ts', '--duration', '3s', '--rate', '60', '--plans', 'free']);
+    const { code, stdout, stderr } = await run(process.execPath, [
+      '--import',
+      'tsx',
+      'scripts/load.ts',
+      '--duration',
+      '3s',
+      '--rate',
+      '60',
+      '--plans',
+      'free',
+    ]);
     expect(code, stderr + stdout).toBe(0);
     const rows = stdout.split('\n').filter((line) => /^free /.test(line));
     expect(rows).toHaveLength(2);

@@ -51,7 +51,10 @@ describe('npm run mock', () => {
     for (const op of operations) {
       for (const [status, raw] of Object.entries(responsesOf(op))) {
         if (!resolveRef<ResponseObject>(doc, raw).content) continue;
-        expect(declared.some((d) => d.operationId === op.operationId && d.status === Number(status)), `${op.operationId} ${status}`).toBe(true);
+        expect(
+          declared.some((d) => d.operationId === op.operationId && d.status === Number(status)),
+          `${op.operationId} ${status}`,
+        ).toBe(true);
       }
     }
   });
@@ -73,7 +76,11 @@ describe('npm run mock', () => {
     const expected = deprecationHeaders(op, basePathOf(doc));
     for (const status of Object.keys(responsesOf(op))) {
       const observed = await call(op, { Prefer: `code=${status}` });
-      const seen = { Deprecation: observed.headers.get('deprecation'), Sunset: observed.headers.get('sunset'), Link: observed.headers.get('link') };
+      const seen = {
+        Deprecation: observed.headers.get('deprecation'),
+        Sunset: observed.headers.get('sunset'),
+        Link: observed.headers.get('link'),
+      };
       if (expected) expect(seen, `${op.operationId} ${status}`).toEqual(expected);
       else {
         expect([seen.Deprecation, seen.Sunset], `${op.operationId} ${status}`).toEqual([null, null]);
@@ -125,7 +132,7 @@ describe('npm run mock', () => {
     expect(bad.stderr).toContain('--port must be a whole number');
   });
 
-  it('logs only its own address at start-up: no line of Prism\'s, no error, no other port', async () => {
+  it("logs only its own address at start-up: no line of Prism's, no error, no other port", async () => {
     const port = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', `${ROOT}scripts/mock.ts`, '--port', String(port)], {
       cwd: ROOT,
@@ -184,7 +191,10 @@ describe('the mock refuses invalid requests as the server does, in its words', (
 
   /** Status and Error body, with `details` in a fixed order (the server's validator and Prism's list them in their own). */
   const answer = async (baseUrl: string, bearer: string, path: string, init: RequestInit) => {
-    const response = await fetch(`${baseUrl}${path}`, { ...init, headers: { ...(init.headers as Record<string, string>), Authorization: `Bearer ${bearer}` } });
+    const response = await fetch(`${baseUrl}${path}`, {
+      ...init,
+      headers: { ...(init.headers as Record<string, string>), Authorization: `Bearer ${bearer}` },
+    });
     const body = (await response.json()) as { details?: { field: string; message: string }[] };
     body.details?.sort((a, b) => `${a.field} ${a.message}`.localeCompare(`${b.field} ${b.message}`));
     return { status: response.status, body };

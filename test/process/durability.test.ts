@@ -37,7 +37,11 @@ const engines: Engine[] = [
       const url = await urlWithNewSchema();
       const store = await PostgresStore.open({ url });
       try {
-        const { key } = await issueKey(store, { name: 'process test', plan: 'enterprise', environment: 'production', perMinute: 100_000, perDay: 1_000_000 }, new Date());
+        const { key } = await issueKey(
+          store,
+          { name: 'process test', plan: 'enterprise', environment: 'production', perMinute: 100_000, perDay: 1_000_000 },
+          new Date(),
+        );
         return { databasePath: '', env: { DATABASE_URL: url }, key };
       } finally {
         await store.close();
@@ -94,7 +98,9 @@ describe.each(engines.filter((e) => e.enabled))('the service process on $name', 
       const lost = [...acknowledged].filter(([id, name]) => stored.get(id) !== name);
       expect(lost).toEqual([]);
       expect(stored.size).toBeGreaterThanOrEqual(acknowledged.size);
-      console.log(`SIGKILL test on ${name}: ${sent} POSTs sent, ${acknowledged.size} acknowledged, ${failed} cut off, ${stored.size} stored after restart, 0 lost`);
+      console.log(
+        `SIGKILL test on ${name}: ${sent} POSTs sent, ${acknowledged.size} acknowledged, ${failed} cut off, ${stored.size} stored after restart, 0 lost`,
+      );
     } finally {
       second.child.kill('SIGTERM');
       await second.exited;
@@ -109,7 +115,13 @@ describe.each(engines.filter((e) => e.enabled))('the service process on $name', 
 
     const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = request(
-        { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } },
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
+        },
         (res) => {
           let text = '';
           res.on('data', (c: Buffer) => (text += c.toString()));

@@ -38,7 +38,17 @@ describe(`the service on the embedded store, on one core (Node ${process.version
     for (let i = 0; i < RUNS; i++) {
       const ending = endings[i % endings.length]!;
       const databasePath = join(dir, `gc-${i}.db`);
-      const result = await run('taskset', ['-c', '0', process.execPath, '--expose-gc', '--import', 'tsx', `${ROOT}test/process/fixtures/many-statements.ts`, databasePath, ending]);
+      const result = await run('taskset', [
+        '-c',
+        '0',
+        process.execPath,
+        '--expose-gc',
+        '--import',
+        'tsx',
+        `${ROOT}test/process/fixtures/many-statements.ts`,
+        databasePath,
+        ending,
+      ]);
       if (result.code !== 0 || !result.stdout.includes('prepared 10000 statements')) {
         failures.push(`run ${i} (${ending}): exit ${String(result.code)}\n${result.stderr.slice(0, 300)}`);
       }

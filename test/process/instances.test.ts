@@ -31,10 +31,15 @@ describe.skipIf(!enabled)('several instances on one PostgreSQL and one Redis', (
     const limited = await issue('--plan', 'enterprise', '--name', 'limited', '--per-minute', '20', '--per-day', '20');
 
     const call = (which: 'A' | 'B', key: string, init: RequestInit = {}, path = '/pets') =>
-      fetch(`${instances[which].baseUrl}${path}`, { ...init, headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...(init.headers as object) } });
+      fetch(`${instances[which].baseUrl}${path}`, {
+        ...init,
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...(init.headers as object) },
+      });
 
     // An animal created through A is listed through B.
-    const created = (await (await call('A', worker, { method: 'POST', body: '{"name":"Shared","categoryId":1}' })).json()) as { id: number };
+    const created = (await (await call('A', worker, { method: 'POST', body: '{"name":"Shared","categoryId":1}' })).json()) as {
+      id: number;
+    };
     const listed = (await (await call('B', worker, {}, '/pets?limit=100')).json()) as { id: number }[];
     expect(listed.map((p) => p.id)).toContain(created.id);
 
@@ -67,7 +72,9 @@ describe.skipIf(!enabled)('several instances on one PostgreSQL and one Redis', (
     const onB = await call('B', limited);
     expect(onB.status).toBe(429);
     expect(((await onB.json()) as { code: string }).code).toBe('key_temporarily_banned');
-    console.log(`ban: made on A after ${banned} more refused requests (100 ms apart), Retry-After ${onB.headers.get('retry-after')} s on B`);
+    console.log(
+      `ban: made on A after ${banned} more refused requests (100 ms apart), Retry-After ${onB.headers.get('retry-after')} s on B`,
+    );
 
     // A POST retried through the other instance with the same Idempotency-Key creates one animal.
     const idempotent = { method: 'POST', body: '{"name":"Once","categoryId":2}', headers: { 'Idempotency-Key': 'instances-1' } };

@@ -19,7 +19,8 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
     const match = /^([a-z_:]+)(?:\{([^}]*)\})? (\S+)$/.exec(line);
     if (!match || match[1] !== name) continue;
     const found = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
-    if (Object.entries(labels).every(([k, v]) => found[k] === v) && Object.keys(found).length === Object.keys(labels).length) return Number(match[3]);
+    if (Object.entries(labels).every(([k, v]) => found[k] === v) && Object.keys(found).length === Object.keys(labels).length)
+      return Number(match[3]);
   }
   return undefined;
 }
@@ -30,7 +31,8 @@ describe('METRICS_PORT', () => {
     const store = SqliteStore.open(databasePath);
     const now = new Date();
     const free = (await issueKey(store, { name: 'free', plan: 'free', environment: 'production' }, now)).key;
-    const small = (await issueKey(store, { name: 'small', plan: 'enterprise', environment: 'production', perMinute: 3, perDay: 100 }, now)).key;
+    const small = (await issueKey(store, { name: 'small', plan: 'enterprise', environment: 'production', perMinute: 3, perDay: 100 }, now))
+      .key;
     await store.close();
     const metricsPort = await freePort();
     const server = await startServerProcess(databasePath, { METRICS_PORT: String(metricsPort) });
@@ -55,13 +57,16 @@ describe('METRICS_PORT', () => {
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
       const text = await response.text();
-      const requests = (operation: string, method: string, status: string) => sample(text, 'animal_store_http_requests_total', { operation, method, status });
+      const requests = (operation: string, method: string, status: string) =>
+        sample(text, 'animal_store_http_requests_total', { operation, method, status });
       expect(requests('listPets', 'GET', '200')).toBe(8);
       expect(requests('createPet', 'POST', '201')).toBe(2);
       expect(requests('listPets', 'GET', '401')).toBe(3);
       expect(requests('listPets', 'GET', '429')).toBe(2);
       expect(requests('health', 'GET', '200')).toBeGreaterThanOrEqual(1);
-      expect(sample(text, 'animal_store_http_request_duration_seconds_count', { operation: 'listPets', method: 'GET', status: '200' })).toBe(8);
+      expect(
+        sample(text, 'animal_store_http_request_duration_seconds_count', { operation: 'listPets', method: 'GET', status: '200' }),
+      ).toBe(8);
       const decisions = (outcome: string, plan: string) => sample(text, 'animal_store_rate_limit_decisions_total', { outcome, plan });
       expect(decisions('allowed', 'free')).toBe(7);
       expect(decisions('allowed', 'anonymous')).toBe(3);

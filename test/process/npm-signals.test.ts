@@ -23,7 +23,14 @@ describe.each([
   it(`stops the service, not only npm, on ${signal}, and exits 0`, async () => {
     const child = spawn('npm', ['run', '-s', script], {
       cwd: ROOT,
-      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: join(dir, `${script}-${signal}.db`), NODE_ENV: 'production', LOG_LEVEL: 'info' },
+      env: {
+        ...process.env,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DATABASE_PATH: join(dir, `${script}-${signal}.db`),
+        NODE_ENV: 'production',
+        LOG_LEVEL: 'info',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

@@ -18,7 +18,15 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function service(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'service', 'main.ts')], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'info', DATABASE_PATH: join(dir, 'store.db'), ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'info',
+      DATABASE_PATH: join(dir, 'store.db'),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -37,7 +45,11 @@ function service(env: Record<string, string>) {
   return { child, exited, port, stdout: () => stdout, stderr: () => stderr };
 }
 
-const jsonLines = (text: string) => text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as { msg: string; level: number });
+const jsonLines = (text: string) =>
+  text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as { msg: string; level: number });
 
 describe('start-up', () => {
   it('writes only JSON lines in production', async () => {
@@ -58,7 +70,11 @@ describe('start-up', () => {
     const port = await freePort();
     const run = service({ DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/test`, STARTUP_TIMEOUT_MS: '1500' });
     expect(await run.exited).toBe(1);
-    expect(run.stderr()).toMatch(new RegExp(`^The service failed to start: PostgreSQL at 127\\.0\\.0\\.1:${port}/test did not answer within 2 s \\(STARTUP_TIMEOUT_MS\\): .+\\n$`));
+    expect(run.stderr()).toMatch(
+      new RegExp(
+        `^The service failed to start: PostgreSQL at 127\\.0\\.0\\.1:${port}/test did not answer within 2 s \\(STARTUP_TIMEOUT_MS\\): .+\\n$`,
+      ),
+    );
     const retries = jsonLines(run.stdout()).filter((l) => /does not answer yet/.test(l.msg));
     expect(retries.length).toBeGreaterThanOrEqual(2);
   }, 60_000);
@@ -67,58 +83,78 @@ describe('start-up', () => {
     const port = await freePort();
     const run = service({ REDIS_URL: `redis://127.0.0.1:${port}`, STARTUP_TIMEOUT_MS: '1000' });
     expect(await run.exited).toBe(1);
-    expect(run.stderr()).toMatch(new RegExp(`^The service failed to start: Redis at 127\\.0\\.0\\.1:${port} did not answer within 1 s \\(STARTUP_TIMEOUT_MS\\): .+\\n$`));
+    expect(run.stderr()).toMatch(
+      new RegExp(
+        `^The service failed to start: Redis at 127\\.0\\.0\\.1:${port} did not answer within 1 s \\(STARTUP_TIMEOUT_MS\\): .+\\n$`,
+      ),
+    );
   }, 60_000);
 
-  it.runIf(postgresEnabled())('does not wait for what no wait can fix: an unknown PostgreSQL user', async () => {
-    const url = new URL(TEST_DATABASE_URL);
-    url.username = 'no_such_user_here';
-    const started = Date.now();
-    const run = service({ DATABASE_URL: url.href, STARTUP_TIMEOUT_MS: '20000' });
-    expect(await run.exited).toBe(1);
-    expect(Date.now() - started).toBeLessThan(10_000);
-    expect(run.stderr()).toMatch(/^The service failed to start: PostgreSQL at .* refused the connection: .*no_such_user_here.*\n$/);
-  }, 60_000);
+  it.runIf(postgresEnabled())(
+    'does not wait for what no wait can fix: an unknown PostgreSQL user',
+    async () => {
+      const url = new URL(TEST_DATABASE_URL);
+      url.username = 'no_such_user_here';
+      const started = Date.now();
+      const run = service({ DATABASE_URL: url.href, STARTUP_TIMEOUT_MS: '20000' });
+      expect(await run.exited).toBe(1);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(run.stderr()).toMatch(/^The service failed to start: PostgreSQL at .* refused the connection: .*no_such_user_here.*\n$/);
+    },
+    60_000,
+  );
 
-  it.runIf(postgresEnabled())('stops at once on SIGTERM while it waits for PostgreSQL', async () => {
-    const port = await freePort();
-    const run = service({ DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/test`, STARTUP_TIMEOUT_MS: '30000' });
-    for (let i = 0; i < 200 && !/does not answer yet/.test(run.stdout()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    run.child.kill('SIGTERM');
-    expect(await run.exited).toBe(0);
-    expect(jsonLines(run.stdout()).some((l) => l.msg === 'stopped before it started')).toBe(true);
-  }, 60_000);
-
-  it.runIf(redisEnabled())('does not warn about a Redis that is only connecting', async () => {
-    const run = service({ REDIS_URL: TEST_REDIS_URL || 'redis://127.0.0.1:6379' });
-    try {
-      await run.port();
-      expect(run.stdout()).not.toMatch(/Redis does not answer yet/);
-    } finally {
-      run.child.kill('SIGTERM');
-      await run.exited;
-    }
-  }, 60_000);
-
-  it.runIf(postgresEnabled())('waits for a PostgreSQL that comes up during the wait, then serves', async () => {
-    const target = new URL(TEST_DATABASE_URL);
-    const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
-    proxy.setMode('refuse');
-    const url = new URL(TEST_DATABASE_URL);
-    url.port = String(proxy.port);
-    const run = service({ DATABASE_URL: url.href, STARTUP_TIMEOUT_MS: '20000' });
-    try {
-      // Up once the service has been refused and said it tries again.
+  it.runIf(postgresEnabled())(
+    'stops at once on SIGTERM while it waits for PostgreSQL',
+    async () => {
+      const port = await freePort();
+      const run = service({ DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/test`, STARTUP_TIMEOUT_MS: '30000' });
       for (let i = 0; i < 200 && !/does not answer yet/.test(run.stdout()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-      proxy.setMode('forward');
-      const port = await run.port();
-      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
-      expect(jsonLines(run.stdout()).some((l) => /does not answer yet/.test(l.msg))).toBe(true);
       run.child.kill('SIGTERM');
       expect(await run.exited).toBe(0);
-    } finally {
-      run.child.kill('SIGKILL');
-      await proxy.close();
-    }
-  }, 60_000);
+      expect(jsonLines(run.stdout()).some((l) => l.msg === 'stopped before it started')).toBe(true);
+    },
+    60_000,
+  );
+
+  it.runIf(redisEnabled())(
+    'does not warn about a Redis that is only connecting',
+    async () => {
+      const run = service({ REDIS_URL: TEST_REDIS_URL || 'redis://127.0.0.1:6379' });
+      try {
+        await run.port();
+        expect(run.stdout()).not.toMatch(/Redis does not answer yet/);
+      } finally {
+        run.child.kill('SIGTERM');
+        await run.exited;
+      }
+    },
+    60_000,
+  );
+
+  it.runIf(postgresEnabled())(
+    'waits for a PostgreSQL that comes up during the wait, then serves',
+    async () => {
+      const target = new URL(TEST_DATABASE_URL);
+      const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
+      proxy.setMode('refuse');
+      const url = new URL(TEST_DATABASE_URL);
+      url.port = String(proxy.port);
+      const run = service({ DATABASE_URL: url.href, STARTUP_TIMEOUT_MS: '20000' });
+      try {
+        // Up once the service has been refused and said it tries again.
+        for (let i = 0; i < 200 && !/does not answer yet/.test(run.stdout()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+        proxy.setMode('forward');
+        const port = await run.port();
+        expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+        expect(jsonLines(run.stdout()).some((l) => /does not answer yet/.test(l.msg))).toBe(true);
+        run.child.kill('SIGTERM');
+        expect(await run.exited).toBe(0);
+      } finally {
+        run.child.kill('SIGKILL');
+        await proxy.close();
+      }
+    },
+    60_000,
+  );
 });

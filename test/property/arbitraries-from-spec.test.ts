@@ -45,16 +45,31 @@ describe('arbitraries from the contract', () => {
     const arbitraries = requestArbitraries(contractWithNewFields());
     const createPet = arbitraries.get('createPet')!;
     expect(createPet.mutationLabels).toEqual(
-      expect.arrayContaining(['body.nickname wrong-type', 'body.nickname too-short', 'body.nickname too-long', 'body.nickname bad-pattern']),
+      expect.arrayContaining([
+        'body.nickname wrong-type',
+        'body.nickname too-short',
+        'body.nickname too-long',
+        'body.nickname bad-pattern',
+      ]),
     );
     expect(createPet.mutationLabels).toEqual(
-      expect.arrayContaining(['body.tags wrong-type', 'body.tags too-many-items', 'body.tags duplicate-items', 'body.tags.0 too-short', 'body.tags.0 too-long']),
+      expect.arrayContaining([
+        'body.tags wrong-type',
+        'body.tags too-many-items',
+        'body.tags duplicate-items',
+        'body.tags.0 too-short',
+        'body.tags.0 too-long',
+      ]),
     );
     expect(arbitraries.get('listPets')!.mutationLabels).toEqual(expect.arrayContaining(['query.colour bad-enum', 'query.colour repeated']));
-    const nicknames = fc.sample(createPet.valid, { numRuns: 200, seed: 3 }).map((r) => (JSON.parse(r.body!.text) as { nickname?: string }).nickname);
+    const nicknames = fc
+      .sample(createPet.valid, { numRuns: 200, seed: 3 })
+      .map((r) => (JSON.parse(r.body!.text) as { nickname?: string }).nickname);
     expect(nicknames.some((n) => n !== undefined)).toBe(true);
     expect(nicknames.filter((n) => n !== undefined).every((n) => /^[a-z]{2,5}$/.test(n!))).toBe(true);
-    const colours = fc.sample(arbitraries.get('listPets')!.valid, { numRuns: 200, seed: 3 }).flatMap((r) => r.query.filter(([name]) => name === 'colour'));
+    const colours = fc
+      .sample(arbitraries.get('listPets')!.valid, { numRuns: 200, seed: 3 })
+      .flatMap((r) => r.query.filter(([name]) => name === 'colour'));
     expect(colours.length).toBeGreaterThan(0);
   });
 
@@ -67,7 +82,9 @@ describe('arbitraries from the contract', () => {
     for (const body of bodies) expect(checker.validate(NEW_PET, body), JSON.stringify(body)).toEqual([]);
     expect(bodies.some((b) => (b.tags?.length ?? 0) > 1)).toBe(true);
     const broken = fc.sample(createPet.invalid, { numRuns: 3000, seed: 16 }).filter((r) => r.mutation!.field.startsWith('body.tags'));
-    expect(new Set(broken.map((r) => r.mutation!.kind))).toEqual(new Set(['wrong-type', 'too-many-items', 'duplicate-items', 'too-short', 'too-long']));
+    expect(new Set(broken.map((r) => r.mutation!.kind))).toEqual(
+      new Set(['wrong-type', 'too-many-items', 'duplicate-items', 'too-short', 'too-long']),
+    );
     for (const request of broken) {
       expect(checker.validate(NEW_PET, JSON.parse(request.body!.text)), `${request.mutation!.kind} ${request.body!.text}`).not.toEqual([]);
     }
@@ -94,7 +111,13 @@ describe('a server on a contract with new fields', () => {
     const nicknameMutations = invalid.filter((r) => r.mutation!.field === 'body.nickname');
     await harness.check(valid, 150);
     await harness.check(nicknameMutations, 150);
-    await harness.check(invalid.filter((r) => r.mutation!.field.startsWith('body.tags')), 150);
-    await harness.check(harness.arbitraries.get('listPets')!.invalid.filter((r) => r.mutation!.field === 'query.colour'), 100);
+    await harness.check(
+      invalid.filter((r) => r.mutation!.field.startsWith('body.tags')),
+      150,
+    );
+    await harness.check(
+      harness.arbitraries.get('listPets')!.invalid.filter((r) => r.mutation!.field === 'query.colour'),
+      100,
+    );
   }, 60_000);
 });

@@ -5,19 +5,20 @@ import { SchemaArbitraries, toJsonText, type Broken, type BrokenFamily, type Mut
 
 /** How a generated request authenticates: with a valid key, or with one way of not having one. */
 export type AuthKind =
-  | 'valid'
-  | 'missing'
-  | 'not-bearer'
-  | 'malformed'
-  | 'bad-checksum'
-  | 'other-environment'
-  | 'unknown'
-  | 'revoked'
-  | 'in-query'
-  | 'twice';
+  'valid' | 'missing' | 'not-bearer' | 'malformed' | 'bad-checksum' | 'other-environment' | 'unknown' | 'revoked' | 'in-query' | 'twice';
 
 /** Every way of sending no valid key. */
-export const INVALID_AUTH: Exclude<AuthKind, 'valid'>[] = ['missing', 'not-bearer', 'malformed', 'bad-checksum', 'other-environment', 'unknown', 'revoked', 'in-query', 'twice'];
+export const INVALID_AUTH: Exclude<AuthKind, 'valid'>[] = [
+  'missing',
+  'not-bearer',
+  'malformed',
+  'bad-checksum',
+  'other-environment',
+  'unknown',
+  'revoked',
+  'in-query',
+  'twice',
+];
 
 /** What a generated invalid request broke, and what the contract says the answer is. */
 export interface Mutation {
@@ -105,13 +106,25 @@ export function requestArbitraries(doc: OpenApiDocument, overrides: ValueOverrid
   return result;
 }
 
-function operationArbitraries(doc: OpenApiDocument, schemas: SchemaArbitraries, operation: OperationInfo, overrides: ValueOverrides): OperationArbitraries {
+function operationArbitraries(
+  doc: OpenApiDocument,
+  schemas: SchemaArbitraries,
+  operation: OperationInfo,
+  overrides: ValueOverrides,
+): OperationArbitraries {
   const item = doc.paths[operation.path]!;
-  const raw = item[operation.method] as { parameters?: unknown[]; requestBody?: unknown; responses?: Record<string, unknown>; security?: unknown[] };
+  const raw = item[operation.method] as {
+    parameters?: unknown[];
+    requestBody?: unknown;
+    responses?: Record<string, unknown>;
+    security?: unknown[];
+  };
   const parameters = [...((item.parameters as unknown[]) ?? []), ...(raw.parameters ?? [])].map((p) => resolveRef<ParameterObject>(doc, p));
   const declared = new Set(Object.keys(raw.responses ?? {}));
   const needsKey = (raw.security ?? (doc.security as unknown[] | undefined) ?? []).some((r) => Object.keys(r as object).length > 0);
-  const body = raw.requestBody ? resolveRef<{ required?: boolean; content: Record<string, { schema?: unknown }> }>(doc, raw.requestBody) : null;
+  const body = raw.requestBody
+    ? resolveRef<{ required?: boolean; content: Record<string, { schema?: unknown }> }>(doc, raw.requestBody)
+    : null;
   const mediaType = body ? Object.keys(body.content).find((t) => t === 'application/json' || t.endsWith('+json')) : undefined;
   if (body && !mediaType) throw new Error(`${operation.operationId}: only JSON request bodies are generated`);
   const bodySchema = body && mediaType ? body.content[mediaType]!.schema : undefined;
@@ -119,7 +132,9 @@ function operationArbitraries(doc: OpenApiDocument, schemas: SchemaArbitraries, 
   const expect = (which: keyof typeof EXPECTED) => {
     const expected = EXPECTED[which];
     if (!declared.has(String(expected.status))) {
-      throw new Error(`${operation.operationId} does not declare ${expected.status}, which the contract's error table gives for ${which} requests`);
+      throw new Error(
+        `${operation.operationId} does not declare ${expected.status}, which the contract's error table gives for ${which} requests`,
+      );
     }
     return expected;
   };
@@ -132,33 +147,37 @@ function operationArbitraries(doc: OpenApiDocument, schemas: SchemaArbitraries, 
     return override ? override(fromSchema) : fromSchema;
   };
   const parameterRecord = fc.record(
-    Object.fromEntries(parameters.map((p) => [`${p.in}\u0000${p.name}`, p.required ? validParameter(p) : fc.option(validParameter(p), { nil: undefined })])),
+    Object.fromEntries(
+      parameters.map((p) => [`${p.in}\u0000${p.name}`, p.required ? validParameter(p) : fc.option(validParameter(p), { nil: undefined })]),
+    ),
   ) as fc.Arbitrary<Record<string, unknown>>;
   const validBody = bodySchema === undefined ? fc.constant(undefined) : schemas.valid(bodySchema);
   const contentTypes = mediaType ? fc.constantFrom(mediaType, `${mediaType}; charset=utf-8`) : fc.constant('');
 
-  const valid: fc.Arbitrary<GeneratedRequest> = fc.tuple(parameterRecord, validBody, contentTypes).map(([values, bodyValue, contentType]) => {
-    const request: GeneratedRequest = {
-      operationId: operation.operationId,
-      method: operation.method.toUpperCase(),
-      path: operation.path,
-      pathParams: {},
-      query: [],
-      headers: {},
-      body: bodySchema === undefined ? null : { text: toJsonText(bodyValue), contentType },
-      auth: 'valid',
-      typed: { path: {}, query: {}, header: {}, body: bodyValue },
-      mutation: null,
-    };
-    for (const p of parameters) {
-      const value = values[`${p.in}\u0000${p.name}`];
-      if (value === undefined) continue;
-      setParameter(request, p, String(value));
-      if (p.in === 'path' || p.in === 'query') request.typed![p.in][p.name] = value;
-      if (p.in === 'header') request.typed!.header[p.name] = String(value);
-    }
-    return request;
-  });
+  const valid: fc.Arbitrary<GeneratedRequest> = fc
+    .tuple(parameterRecord, validBody, contentTypes)
+    .map(([values, bodyValue, contentType]) => {
+      const request: GeneratedRequest = {
+        operationId: operation.operationId,
+        method: operation.method.toUpperCase(),
+        path: operation.path,
+        pathParams: {},
+        query: [],
+        headers: {},
+        body: bodySchema === undefined ? null : { text: toJsonText(bodyValue), contentType },
+        auth: 'valid',
+        typed: { path: {}, query: {}, header: {}, body: bodyValue },
+        mutation: null,
+      };
+      for (const p of parameters) {
+        const value = values[`${p.in}\u0000${p.name}`];
+        if (value === undefined) continue;
+        setParameter(request, p, String(value));
+        if (p.in === 'path' || p.in === 'query') request.typed![p.in][p.name] = value;
+        if (p.in === 'header') request.typed!.header[p.name] = String(value);
+      }
+      return request;
+    });
 
   // Each family of invalid requests: a valid request with one thing broken.
   const families: { label: string; arb: fc.Arbitrary<GeneratedRequest> }[] = [];
@@ -205,7 +224,21 @@ function operationArbitraries(doc: OpenApiDocument, schemas: SchemaArbitraries, 
   const declaredQuery = new Set(parameters.filter((p) => p.in === 'query').map((p) => p.name));
   const unknownName = fc
     .oneof(
-      fc.constantFrom('__proto__', 'constructor', 'hasOwnProperty', 'toString', 'api_key', 'key', 'access_token', 'id', 'page', 'offset', 'limit[]', 'Limit', 'STATUS'),
+      fc.constantFrom(
+        '__proto__',
+        'constructor',
+        'hasOwnProperty',
+        'toString',
+        'api_key',
+        'key',
+        'access_token',
+        'id',
+        'page',
+        'offset',
+        'limit[]',
+        'Limit',
+        'STATUS',
+      ),
       fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_.]{0,15}$/),
     )
     .filter((n) => !declaredQuery.has(n));
@@ -230,19 +263,36 @@ function operationArbitraries(doc: OpenApiDocument, schemas: SchemaArbitraries, 
     }
     families.push({
       label: 'body not-json',
-      arb: fc.tuple(valid, fc.nat(), fc.constantFrom('', '{', '}', ',', "'", 'NaN', 'undefined', '\u0000', ' x')).map(([request, cut, junk]) => {
-        const text = request.body!.text;
-        const spoiled = text.slice(0, cut % (text.length + 1)) + junk;
-        return { ...invalidRequest(request, { kind: 'not-json', field: 'body', expected: expect('invalid') }), body: { text: spoiled, contentType: request.body!.contentType } };
-      }).filter((r) => !isJson(r.body!.text)),
+      arb: fc
+        .tuple(valid, fc.nat(), fc.constantFrom('', '{', '}', ',', "'", 'NaN', 'undefined', '\u0000', ' x'))
+        .map(([request, cut, junk]) => {
+          const text = request.body!.text;
+          const spoiled = text.slice(0, cut % (text.length + 1)) + junk;
+          return {
+            ...invalidRequest(request, { kind: 'not-json', field: 'body', expected: expect('invalid') }),
+            body: { text: spoiled, contentType: request.body!.contentType },
+          };
+        })
+        .filter((r) => !isJson(r.body!.text)),
     });
     if (body!.required) {
       families.push({
         label: 'body no-body',
-        arb: valid.map((request) => ({ ...invalidRequest(request, { kind: 'no-body', field: 'body', expected: expect('invalid') }), body: null })),
+        arb: valid.map((request) => ({
+          ...invalidRequest(request, { kind: 'no-body', field: 'body', expected: expect('invalid') }),
+          body: null,
+        })),
       });
     }
-    const otherTypes = fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'application/jsonx', 'text/json', 'application/octet-stream');
+    const otherTypes = fc.constantFrom(
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/xml',
+      'application/jsonx',
+      'text/json',
+      'application/octet-stream',
+    );
     families.push({
       label: 'body wrong-content-type',
       arb: fc.tuple(valid, otherTypes).map(([request, contentType]) => ({
@@ -256,14 +306,20 @@ function operationArbitraries(doc: OpenApiDocument, schemas: SchemaArbitraries, 
     for (const auth of INVALID_AUTH) {
       families.push({
         label: `authorization ${auth}`,
-        arb: valid.map((request) => ({ ...invalidRequest(request, { kind: 'bad-key', field: 'authorization', auth, expected: expect('bad-key') }), auth })),
+        arb: valid.map((request) => ({
+          ...invalidRequest(request, { kind: 'bad-key', field: 'authorization', auth, expected: expect('bad-key') }),
+          auth,
+        })),
       });
     }
   }
 
   if (families.length === 0) throw new Error(`${operation.operationId}: no way to make an invalid request was found`);
   // A quarter of the invalid requests are about the key, the rest about everything else.
-  const [keyFamilies, otherFamilies] = [families.filter((f) => f.label.startsWith('authorization ')), families.filter((f) => !f.label.startsWith('authorization '))];
+  const [keyFamilies, otherFamilies] = [
+    families.filter((f) => f.label.startsWith('authorization ')),
+    families.filter((f) => !f.label.startsWith('authorization ')),
+  ];
   const groups = [
     ...(otherFamilies.length > 0 ? [{ weight: 3, arbitrary: fc.oneof(...otherFamilies.map((f) => f.arb)) }] : []),
     ...(keyFamilies.length > 0 ? [{ weight: 1, arbitrary: fc.oneof(...keyFamilies.map((f) => f.arb)) }] : []),
@@ -299,18 +355,46 @@ function invalidWireValues(schemas: SchemaArbitraries, p: ParameterObject, schem
     const inRange = (s: string) => DECIMAL.test(s) && BigInt(s) >= BigInt(min) && BigInt(s) <= BigInt(max);
     const notInteger = fc
       .oneof(
-        fc.constantFrom('', 'abc', '1.5', '2.0', '0x10', '1e1', ' 1', '1 ', '1,2', 'NaN', 'Infinity', '-Infinity', 'null', 'true', '[]', '{}', '１', '٣', '-'),
+        fc.constantFrom(
+          '',
+          'abc',
+          '1.5',
+          '2.0',
+          '0x10',
+          '1e1',
+          ' 1',
+          '1 ',
+          '1,2',
+          'NaN',
+          'Infinity',
+          '-Infinity',
+          'null',
+          'true',
+          '[]',
+          '{}',
+          '１',
+          '٣',
+          '-',
+        ),
         fc.string({ maxLength: 8 }),
         fc.double({ noNaN: true }).map(String),
       )
       .filter((s) => !DECIMAL.test(s) && !AMBIGUOUS_INTEGER.test(s));
-    families.push({ label: `${field} wrong-type`, arb: onWire(notInteger.map((value) => ({ value, kind: 'wrong-type' as const, field }))) });
+    families.push({
+      label: `${field} wrong-type`,
+      arb: onWire(notInteger.map((value) => ({ value, kind: 'wrong-type' as const, field }))),
+    });
     // Out of range or off the multiple: the breakages whose values are integers (the others are
     // the wrong type, above).
     for (const b of schemas.invalid(schema, field).filter((f) => f.label.endsWith('-minimum') || f.label.endsWith('-maximum'))) {
       families.push({ label: b.label, arb: onWire(b.arb).filter((x) => !inRange(String(x.value))) });
     }
-    families.push(...schemas.invalid(schema, field).filter((f) => f.label.endsWith(' not-a-multiple')).map((b) => ({ label: b.label, arb: onWire(b.arb) })));
+    families.push(
+      ...schemas
+        .invalid(schema, field)
+        .filter((f) => f.label.endsWith(' not-a-multiple'))
+        .map((b) => ({ label: b.label, arb: onWire(b.arb) })),
+    );
     return families;
   }
   // On the wire every value is a string: the string-valued breakages remain.

@@ -39,8 +39,9 @@ describe.each(engines)('on %s', (engine) => {
     }, 120_000);
 
     // Registered on SQLite only (not skipped elsewhere): the store plays no part in a refusal.
-    if (engine === 'sqlite') it(`refuses ${RUNS} invalid requests as the contract says`, async () => {
-      await harness.check(harness.arbitraries.get(operationId)!.invalid, RUNS);
-    }, 120_000);
+    if (engine === 'sqlite')
+      it(`refuses ${RUNS} invalid requests as the contract says`, async () => {
+        await harness.check(harness.arbitraries.get(operationId)!.invalid, RUNS);
+      }, 120_000);
   });
 });

@@ -76,13 +76,19 @@ export async function propertyHarness(server: TestServer, doc: OpenApiDocument) 
      */
     async check(arbitrary: fc.Arbitrary<GeneratedRequest>, runs: number): Promise<void> {
       const seed = process.env.PROPERTY_SEED === undefined ? undefined : Number(process.env.PROPERTY_SEED);
-      await fc.assert(fc.asyncProperty(arbitrary.map((r) => printable(r, server.baseUrl, keys)), exchange), {
-        numRuns: runs,
-        seed,
-        path: process.env.PROPERTY_PATH,
-        // The violations and the curl that replays them, in the message itself (JSON reports too).
-        includeErrorInReport: true,
-      });
+      await fc.assert(
+        fc.asyncProperty(
+          arbitrary.map((r) => printable(r, server.baseUrl, keys)),
+          exchange,
+        ),
+        {
+          numRuns: runs,
+          seed,
+          path: process.env.PROPERTY_PATH,
+          // The violations and the curl that replays them, in the message itself (JSON reports too).
+          includeErrorInReport: true,
+        },
+      );
     },
   };
 }

@@ -46,7 +46,9 @@ export function contractViolations(checker: ContractChecker, request: GeneratedR
   if (mutation) {
     const { status, code } = mutation.expected;
     if (observed.status !== status || body.code !== code) {
-      violations.push(`${mutation.kind} at ${mutation.field}${mutation.auth ? ` (${mutation.auth})` : ''} must be refused with ${status} ${code}, got ${observed.status} ${body.code ?? ''}`);
+      violations.push(
+        `${mutation.kind} at ${mutation.field}${mutation.auth ? ` (${mutation.auth})` : ''} must be refused with ${status} ${code}, got ${observed.status} ${body.code ?? ''}`,
+      );
     } else if (status === 400 && !(body.details ?? []).some((d) => names(d.field, mutation.field))) {
       violations.push(`the 400 for ${mutation.kind} must name ${mutation.field} in details, got ${JSON.stringify(body.details)}`);
     }

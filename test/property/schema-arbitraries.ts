@@ -119,9 +119,52 @@ const TRIES = 60;
 
 /** Characters that break patterns and parsers: controls, white space, quotes, non-BMP, lone surrogates. */
 const AWKWARD_CHARACTERS = [
-  '\u0000', '\u0001', '\t', '\n', '\r', '\u001f', '\u007f', ' ', '\u00a0', '\u2028', '\u200b', '\ufeff',
-  '"', "'", '\\', '/', '%', '&', '=', '?', '#', '<', '>', '{', '}', '$', '`', ';', ',', '+', '.',
-  'é', 'ß', 'Ω', '中', '🐕', '\ud83d', '\udc15', 'A', 'z', '0', '9', '-', '_', '~', '@',
+  '\u0000',
+  '\u0001',
+  '\t',
+  '\n',
+  '\r',
+  '\u001f',
+  '\u007f',
+  ' ',
+  '\u00a0',
+  '\u2028',
+  '\u200b',
+  '\ufeff',
+  '"',
+  "'",
+  '\\',
+  '/',
+  '%',
+  '&',
+  '=',
+  '?',
+  '#',
+  '<',
+  '>',
+  '{',
+  '}',
+  '$',
+  '`',
+  ';',
+  ',',
+  '+',
+  '.',
+  'é',
+  'ß',
+  'Ω',
+  '中',
+  '🐕',
+  '\ud83d',
+  '\udc15',
+  'A',
+  'z',
+  '0',
+  '9',
+  '-',
+  '_',
+  '~',
+  '@',
 ];
 
 /**
@@ -129,7 +172,11 @@ const AWKWARD_CHARACTERS = [
  * value put where it does not belong is the request's one mistake.
  */
 const PLAIN_SCALAR = fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.boolean(), fc.constant(null));
-const PLAIN_JSON = fc.oneof(PLAIN_SCALAR, fc.array(PLAIN_SCALAR, { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 5 }), PLAIN_SCALAR, { maxKeys: 3 }));
+const PLAIN_JSON = fc.oneof(
+  PLAIN_SCALAR,
+  fc.array(PLAIN_SCALAR, { maxLength: 3 }),
+  fc.dictionary(fc.string({ maxLength: 5 }), PLAIN_SCALAR, { maxKeys: 3 }),
+);
 
 /** Length in code points, as JSON Schema counts it (not UTF-16 units). */
 export function codePointLength(text: string): number {
@@ -187,15 +234,24 @@ export class SchemaArbitraries {
   /** The one type of a parameter's schema (`integer`, `string`, …), besides null. */
   typeOf(schema: Schema): string {
     const [first, ...rest] = (this.constrainedTypes(schema) ?? this.typesOf(schema)).filter((t) => t !== 'null');
-    if (!first || rest.length > 0) throw new Error(`type ${JSON.stringify(schema.type)} is not supported for a parameter by the property-test generator`);
+    if (!first || rest.length > 0)
+      throw new Error(`type ${JSON.stringify(schema.type)} is not supported for a parameter by the property-test generator`);
     return first;
   }
 
   /** Inclusive integer bounds of a schema: its minimum/maximum, else its format's, else safe integers. */
   integerBounds(schema: Schema): [number, number] {
     const [formatMin, formatMax] = INTEGER_FORMATS[schema.format as GeneratedFormat] ?? [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER];
-    const min = Math.max(formatMin, schema.minimum !== undefined ? Math.ceil(schema.minimum) : -Infinity, schema.exclusiveMinimum !== undefined ? Math.floor(schema.exclusiveMinimum) + 1 : -Infinity);
-    const max = Math.min(formatMax, schema.maximum !== undefined ? Math.floor(schema.maximum) : Infinity, schema.exclusiveMaximum !== undefined ? Math.ceil(schema.exclusiveMaximum) - 1 : Infinity);
+    const min = Math.max(
+      formatMin,
+      schema.minimum !== undefined ? Math.ceil(schema.minimum) : -Infinity,
+      schema.exclusiveMinimum !== undefined ? Math.floor(schema.exclusiveMinimum) + 1 : -Infinity,
+    );
+    const max = Math.min(
+      formatMax,
+      schema.maximum !== undefined ? Math.floor(schema.maximum) : Infinity,
+      schema.exclusiveMaximum !== undefined ? Math.ceil(schema.exclusiveMaximum) - 1 : Infinity,
+    );
     return [min, max];
   }
 
@@ -240,7 +296,8 @@ export class SchemaArbitraries {
       return fc.oneof(...branches);
     }
     if ('const' in schema) {
-      if (!this.matcher.accepts(schema, schema.const)) throw new UnsatisfiableError(`const ${canonicalJson(schema.const)} does not satisfy its own schema`);
+      if (!this.matcher.accepts(schema, schema.const))
+        throw new UnsatisfiableError(`const ${canonicalJson(schema.const)} does not satisfy its own schema`);
       return fc.constant(schema.const);
     }
     if (schema.enum) {
@@ -256,7 +313,11 @@ export class SchemaArbitraries {
     const arbs = branches.flatMap((branch, i) =>
       this.ifSatisfiable(() => {
         const others = branches.filter((_, j) => j !== i);
-        return this.satisfying(this.validOf(mergeSchemas([rest, this.resolve(branch)])), (v) => others.every((o) => this.matcher.refuses(o, v)), `oneOf branch ${i} alone`);
+        return this.satisfying(
+          this.validOf(mergeSchemas([rest, this.resolve(branch)])),
+          (v) => others.every((o) => this.matcher.refuses(o, v)),
+          `oneOf branch ${i} alone`,
+        );
       }),
     );
     if (arbs.length === 0) throw new UnsatisfiableError(`no value satisfies exactly one branch of oneOf ${canonicalJson(branches)}`);
@@ -329,7 +390,10 @@ export class SchemaArbitraries {
     }
     const closedEnds = [...(loOpen ? [] : [lo]), ...(hiOpen ? [] : [hi])];
     const doubles = fc.double({ min: lo, max: hi, minExcluded: loOpen, maxExcluded: hiOpen, noNaN: true, noDefaultInfinity: true });
-    const values = closedEnds.length > 0 ? fc.oneof({ weight: 1, arbitrary: fc.constantFrom(...closedEnds) }, { weight: 6, arbitrary: doubles }) : doubles;
+    const values =
+      closedEnds.length > 0
+        ? fc.oneof({ weight: 1, arbitrary: fc.constantFrom(...closedEnds) }, { weight: 6, arbitrary: doubles })
+        : doubles;
     // The server's validator (express-openapi-validator) holds `float` to binary32: no subnormals.
     return schema.format === 'float' ? values.filter((v) => v === 0 || Math.abs(v) >= 2 ** -126) : values;
   }
@@ -356,11 +420,13 @@ export class SchemaArbitraries {
       return n >= min && n <= max;
     };
     if (!schema.pattern) {
-      return fc.oneof(
-        fc.string({ unit: 'binary', minLength: min, maxLength: Math.min(max, min + 40) }),
-        fc.string({ unit: fc.constantFrom(...AWKWARD_CHARACTERS), minLength: min, maxLength: Math.min(max, min + 20) }),
-        fc.string({ unit: 'binary', minLength: max, maxLength: max }),
-      ).filter(fits);
+      return fc
+        .oneof(
+          fc.string({ unit: 'binary', minLength: min, maxLength: Math.min(max, min + 40) }),
+          fc.string({ unit: fc.constantFrom(...AWKWARD_CHARACTERS), minLength: min, maxLength: Math.min(max, min + 20) }),
+          fc.string({ unit: 'binary', minLength: max, maxLength: max }),
+        )
+        .filter(fits);
     }
     const re = new RegExp(schema.pattern, 'u');
     const fromPattern = fc.stringMatching(re, { maxLength: max }).filter(fits);
@@ -372,7 +438,9 @@ export class SchemaArbitraries {
         fc.string({ unit: 'binary', minLength: max, maxLength: max }),
       )
       .filter((s) => fits(s) && re.test(s));
-    const admitted = fc.sample(fc.string({ unit: 'binary', minLength: Math.max(min, 1), maxLength: Math.min(max, min + 20) }), { numRuns: 100, seed: 1 }).filter((s) => re.test(s)).length;
+    const admitted = fc
+      .sample(fc.string({ unit: 'binary', minLength: Math.max(min, 1), maxLength: Math.min(max, min + 20) }), { numRuns: 100, seed: 1 })
+      .filter((s) => re.test(s)).length;
     return admitted >= 30 ? fc.oneof(fromPattern, wide) : fromPattern;
   }
 
@@ -395,7 +463,13 @@ export class SchemaArbitraries {
    * Arrays of `lo` to `hi` items, the first ones from `prefix`, the rest from `item`, all
    * different when the schema says uniqueItems (as ajv compares: deep, key order aside).
    */
-  private arrayOf(schema: Schema, prefix: fc.Arbitrary<unknown>[], item: fc.Arbitrary<unknown> | null, lo: number, hi: number): fc.Arbitrary<unknown[]> {
+  private arrayOf(
+    schema: Schema,
+    prefix: fc.Arbitrary<unknown>[],
+    item: fc.Arbitrary<unknown> | null,
+    lo: number,
+    hi: number,
+  ): fc.Arbitrary<unknown[]> {
     const p = prefix.length;
     const top = item === null ? Math.min(hi, p) : hi;
     if (lo > top) throw new UnsatisfiableError(`no array of ${lo} to ${top} items`);
@@ -445,15 +519,20 @@ export class SchemaArbitraries {
     const [min, max] = [schema.minProperties ?? 0, schema.maxProperties ?? Infinity];
     if (min === 0 && max === Infinity && !extrasGenerated) return record;
     // Additional properties: some when the schema says what they are, else only to reach minProperties.
-    const extras = additional ? fc.uniqueArray(fc.tuple(names, additional), { selector: ([n]) => n, maxLength: Math.max(min, extrasGenerated ? 3 : 0) }) : fc.constant([]);
-    const objects = fc.tuple(record, fc.record(values) as fc.Arbitrary<Record<string, unknown>>, extras, fc.nat()).map(([chosen, all, extra, n]) => {
-      const value = { ...chosen };
-      const wanted = extrasGenerated ? n % (extra.length + 1) : 0;
-      extra.slice(0, wanted).forEach(([name, v]) => (value[name] = v));
-      for (const key of Object.keys(value).reverse()) if (Object.keys(value).length > max && !required.includes(key)) delete value[key];
-      for (const [name, v] of [...Object.entries(all), ...extra]) if (Object.keys(value).length < min && !Object.hasOwn(value, name)) value[name] = v;
-      return value;
-    });
+    const extras = additional
+      ? fc.uniqueArray(fc.tuple(names, additional), { selector: ([n]) => n, maxLength: Math.max(min, extrasGenerated ? 3 : 0) })
+      : fc.constant([]);
+    const objects = fc
+      .tuple(record, fc.record(values) as fc.Arbitrary<Record<string, unknown>>, extras, fc.nat())
+      .map(([chosen, all, extra, n]) => {
+        const value = { ...chosen };
+        const wanted = extrasGenerated ? n % (extra.length + 1) : 0;
+        extra.slice(0, wanted).forEach(([name, v]) => (value[name] = v));
+        for (const key of Object.keys(value).reverse()) if (Object.keys(value).length > max && !required.includes(key)) delete value[key];
+        for (const [name, v] of [...Object.entries(all), ...extra])
+          if (Object.keys(value).length < min && !Object.hasOwn(value, name)) value[name] = v;
+        return value;
+      });
     return this.satisfying(objects, (o) => Object.keys(o).length >= min && Object.keys(o).length <= max, 'minProperties and maxProperties');
   }
 
@@ -470,11 +549,21 @@ export class SchemaArbitraries {
     if (schema.oneOf || schema.anyOf) return this.brokenBranches(schema, field);
     if ('const' in schema) {
       const target = canonicalJson(schema.const);
-      return [broken('bad-const', fc.oneof(nearValues([schema.const]), PLAIN_JSON).filter((v) => canonicalJson(v) !== target))];
+      return [
+        broken(
+          'bad-const',
+          fc.oneof(nearValues([schema.const]), PLAIN_JSON).filter((v) => canonicalJson(v) !== target),
+        ),
+      ];
     }
     if (schema.enum) {
       const allowed = new Set(schema.enum.map(canonicalJson));
-      return [broken('bad-enum', fc.oneof(nearValues(schema.enum), fc.string()).filter((v) => !allowed.has(canonicalJson(v))))];
+      return [
+        broken(
+          'bad-enum',
+          fc.oneof(nearValues(schema.enum), fc.string()).filter((v) => !allowed.has(canonicalJson(v))),
+        ),
+      ];
     }
     const types = this.typesOf(schema);
     return types.flatMap((type) => {
@@ -507,11 +596,15 @@ export class SchemaArbitraries {
     const out: BrokenFamily[] = [];
     if (keyword === 'oneOf') {
       const both = branches.flatMap((a, i) =>
-        branches.slice(i + 1).flatMap((b) => this.ifSatisfiable(() => this.validOf(mergeSchemas([rest, this.resolve(a), this.resolve(b)])))),
+        branches
+          .slice(i + 1)
+          .flatMap((b) => this.ifSatisfiable(() => this.validOf(mergeSchemas([rest, this.resolve(a), this.resolve(b)])))),
       );
       if (both.length > 0) out.push(family(field, 'several-branches', fc.oneof(...both)));
     }
-    const near = branches.flatMap((branch) => this.ifSatisfiable(() => this.brokenKeywords(mergeSchemas([rest, this.resolve(branch)]), field)).flat());
+    const near = branches.flatMap((branch) =>
+      this.ifSatisfiable(() => this.brokenKeywords(mergeSchemas([rest, this.resolve(branch)]), field)).flat(),
+    );
     const fitsNone = (v: unknown) => branches.every((b) => this.matcher.refuses(b, v)) && this.matcher.accepts(rest, v);
     if (near.length > 0) {
       const values = fc.oneof(...near.map((f) => f.arb.map((b) => b.value)));
@@ -524,7 +617,11 @@ export class SchemaArbitraries {
     const out: BrokenFamily[] = [];
     const broken = (kind: MutationKind, arb: fc.Arbitrary<unknown>) => out.push(family(field, kind, arb));
     const [min, max] = this.integerBounds(schema);
-    if (!numbersAllowed) broken('not-an-integer', fc.double({ min: min - 1, max: max + 1, noNaN: true, noDefaultInfinity: true }).filter((n) => !Number.isInteger(n)));
+    if (!numbersAllowed)
+      broken(
+        'not-an-integer',
+        fc.double({ min: min - 1, max: max + 1, noNaN: true, noDefaultInfinity: true }).filter((n) => !Number.isInteger(n)),
+      );
     // Past the bounds, as bigints so that values beyond 2^53 are written exactly. int64's bounds
     // are not JSON's: validators read 2^53 + 1 as 2^53, which int64 allows.
     const [formatMin, formatMax] = INTEGER_FORMATS[schema.format as GeneratedFormat] ?? [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER];
@@ -551,15 +648,35 @@ export class SchemaArbitraries {
     const { lo, hi, loOpen, hiOpen } = this.numberBounds(schema);
     const reach = (bound: number) => Math.max(1e6, Math.abs(bound));
     if (schema.minimum !== undefined || schema.exclusiveMinimum !== undefined) {
-      out.push(family(field, 'below-minimum', fc.double({ min: lo - reach(lo), max: lo, maxExcluded: !loOpen, noNaN: true, noDefaultInfinity: true })));
+      out.push(
+        family(
+          field,
+          'below-minimum',
+          fc.double({ min: lo - reach(lo), max: lo, maxExcluded: !loOpen, noNaN: true, noDefaultInfinity: true }),
+        ),
+      );
     }
     if (schema.maximum !== undefined || schema.exclusiveMaximum !== undefined) {
-      out.push(family(field, 'above-maximum', fc.double({ min: hi, max: hi + reach(hi), minExcluded: !hiOpen, noNaN: true, noDefaultInfinity: true })));
+      out.push(
+        family(
+          field,
+          'above-maximum',
+          fc.double({ min: hi, max: hi + reach(hi), minExcluded: !hiOpen, noNaN: true, noDefaultInfinity: true }),
+        ),
+      );
     }
     const m = schema.multipleOf;
     if (m !== undefined) {
       const inRange = fc.double({ min: lo, max: hi, minExcluded: loOpen, maxExcluded: hiOpen, noNaN: true, noDefaultInfinity: true });
-      out.push(...this.ifSatisfiable(() => family(field, 'not-a-multiple', this.satisfying(inRange, (v) => !Number.isInteger(v / m), 'not-a-multiple'))));
+      out.push(
+        ...this.ifSatisfiable(() =>
+          family(
+            field,
+            'not-a-multiple',
+            this.satisfying(inRange, (v) => !Number.isInteger(v / m), 'not-a-multiple'),
+          ),
+        ),
+      );
     }
     return out;
   }
@@ -571,7 +688,11 @@ export class SchemaArbitraries {
     const maxLength = schema.maxLength ?? Infinity;
     const re = schema.pattern ? new RegExp(schema.pattern, 'u') : null;
     const valid = this.validStringOf(schema);
-    if (min > 0) broken('too-short', fc.string({ unit: 'binary', maxLength: min - 1 }).filter((s) => codePointLength(s) < min));
+    if (min > 0)
+      broken(
+        'too-short',
+        fc.string({ unit: 'binary', maxLength: min - 1 }).filter((s) => codePointLength(s) < min),
+      );
     if (schema.maxLength !== undefined) {
       const over = schema.maxLength;
       broken(
@@ -593,12 +714,17 @@ export class SchemaArbitraries {
         }),
         fc.string({ unit: fc.constantFrom(...AWKWARD_CHARACTERS), minLength: Math.max(min, 1), maxLength: Math.max(min, 1) + 5 }),
       );
-      broken('bad-pattern', spoiled.filter((s) => !re.test(s) && fits(s)));
+      broken(
+        'bad-pattern',
+        spoiled.filter((s) => !re.test(s) && fits(s)),
+      );
     }
     const offFormat = schema.format === undefined ? null : brokenFormatValues(schema.format);
     if (offFormat) {
       const only = (s: string) => fits(s) && (!re || re.test(s));
-      out.push(...this.ifSatisfiable(() => family(field, 'bad-format', this.satisfying(offFormat, only, `format ${schema.format} broken alone`))));
+      out.push(
+        ...this.ifSatisfiable(() => family(field, 'bad-format', this.satisfying(offFormat, only, `format ${schema.format} broken alone`))),
+      );
     }
     return out;
   }
@@ -607,7 +733,8 @@ export class SchemaArbitraries {
     const out: BrokenFamily[] = [];
     const { prefix, item, lo, hi } = this.arrayParts(schema);
     const max = schema.maxItems;
-    const attempt = (kind: MutationKind, build: () => fc.Arbitrary<unknown>) => out.push(...this.ifSatisfiable(() => family(field, kind, build())));
+    const attempt = (kind: MutationKind, build: () => fc.Arbitrary<unknown>) =>
+      out.push(...this.ifSatisfiable(() => family(field, kind, build())));
     if (max !== undefined) attempt('too-many-items', () => this.arrayOf(schema, prefix, item ?? PLAIN_SCALAR, max + 1, max + 3));
     // items: false: an item past the prefix.
     if (item === null && (max === undefined || max > prefix.length)) {
@@ -630,7 +757,10 @@ export class SchemaArbitraries {
       const bases = this.ifSatisfiable(() => this.arrayOf(schema, prefix, item, Math.max(lo, at + 1), Math.max(lo, at + 1, hi)));
       if (bases.length === 0) continue;
       for (const bad of this.invalid(sub, `${field}.${at}`)) {
-        out.push({ label: bad.label, arb: fc.tuple(bad.arb, bases[0]!).map(([b, a]) => ({ ...b, value: [...a.slice(0, at), b.value, ...a.slice(at + 1)] })) });
+        out.push({
+          label: bad.label,
+          arb: fc.tuple(bad.arb, bases[0]!).map(([b, a]) => ({ ...b, value: [...a.slice(0, at), b.value, ...a.slice(at + 1)] })),
+        });
       }
     }
     return out;
@@ -652,12 +782,19 @@ export class SchemaArbitraries {
     }
     if (schema.additionalProperties === false) {
       const undeclared = fc
-        .oneof(fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'id', ' ', 'Name', 'a.b'), fc.string({ minLength: 1, maxLength: 12 }))
+        .oneof(
+          fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'id', ' ', 'Name', 'a.b'),
+          fc.string({ minLength: 1, maxLength: 12 }),
+        )
         // Not empty and without "/": the validator's error paths cannot name those (see the README).
         .filter((n) => !Object.hasOwn(properties, n) && !n.includes('/'));
       out.push({
         label: `${field}.<undeclared> extra-property`,
-        arb: fc.tuple(valid, undeclared, PLAIN_JSON).map(([value, name, extra]) => ({ value: withKey(value, name, extra), kind: 'extra-property' as const, field: `${field}.${name}` })),
+        arb: fc.tuple(valid, undeclared, PLAIN_JSON).map(([value, name, extra]) => ({
+          value: withKey(value, name, extra),
+          kind: 'extra-property' as const,
+          field: `${field}.${name}`,
+        })),
       });
     }
     if (isSchemaObject(schema.additionalProperties)) {
@@ -665,20 +802,34 @@ export class SchemaArbitraries {
       for (const bad of this.invalid(schema.additionalProperties, `${field}.*`)) {
         out.push({
           label: bad.label,
-          arb: fc.tuple(valid, names, bad.arb).map(([value, name, b]) => ({ ...b, field: `${field}.${name}${b.field.slice(field.length + 2)}`, value: withKey(value, name, b.value) })),
+          arb: fc.tuple(valid, names, bad.arb).map(([value, name, b]) => ({
+            ...b,
+            field: `${field}.${name}${b.field.slice(field.length + 2)}`,
+            value: withKey(value, name, b.value),
+          })),
         });
       }
     }
     const count = (o: object) => Object.keys(o).length;
     const max = schema.maxProperties;
     if (max !== undefined) {
-      const extras = additional ? fc.uniqueArray(fc.tuple(names, additional), { selector: ([n]) => n, minLength: max + 1, maxLength: max + 2 }) : fc.constant([]);
+      const extras = additional
+        ? fc.uniqueArray(fc.tuple(names, additional), { selector: ([n]) => n, minLength: max + 1, maxLength: max + 2 })
+        : fc.constant([]);
       const crowded = fc.tuple(valid, fc.record(values) as fc.Arbitrary<Record<string, unknown>>, extras).map(([value, all, extra]) => {
         const more = { ...value };
         for (const [name, v] of [...Object.entries(all), ...extra]) if (count(more) <= max && !Object.hasOwn(more, name)) more[name] = v;
         return more;
       });
-      out.push(...this.ifSatisfiable(() => family(field, 'too-many-properties', this.satisfying(crowded, (o) => count(o) > max, 'too-many-properties'))));
+      out.push(
+        ...this.ifSatisfiable(() =>
+          family(
+            field,
+            'too-many-properties',
+            this.satisfying(crowded, (o) => count(o) > max, 'too-many-properties'),
+          ),
+        ),
+      );
     }
     const min = schema.minProperties ?? 0;
     if (min > required.length) {
@@ -725,7 +876,8 @@ export class SchemaArbitraries {
 
   /** Keeps the values that pass `predicate`, once a sample shows it passes some (else the schema fits no value). */
   private satisfying<T>(arb: fc.Arbitrary<T>, predicate: (v: T) => boolean, what: string): fc.Arbitrary<T> {
-    if (!this.feasible(arb, predicate)) throw new UnsatisfiableError(`the property-test generator found no value for ${what} in ${TRIES} tries`);
+    if (!this.feasible(arb, predicate))
+      throw new UnsatisfiableError(`the property-test generator found no value for ${what} in ${TRIES} tries`);
     return arb.filter(predicate);
   }
 
@@ -750,7 +902,8 @@ export class SchemaArbitraries {
   }
 
   private inside<T>(stack: string[], ref: string, run: () => T): T {
-    if (stack.includes(ref)) throw new Error(`$ref ${ref} leads back into a schema it is inside: the property-test generator cannot unfold recursive schemas`);
+    if (stack.includes(ref))
+      throw new Error(`$ref ${ref} leads back into a schema it is inside: the property-test generator cannot unfold recursive schemas`);
     stack.push(ref);
     try {
       return run();
@@ -806,7 +959,8 @@ function withKey(value: Record<string, unknown>, name: string, extra: unknown): 
 /** Values close to the allowed ones: other case, a space or letter more or less, the next number. */
 function nearValues(allowed: unknown[]): fc.Arbitrary<unknown> {
   const near = allowed.flatMap((v): unknown[] => {
-    if (typeof v === 'string') return v === '' ? [' '] : [v.toUpperCase(), v[0]!.toUpperCase() + v.slice(1), ` ${v}`, `${v} `, `${v}s`, v.slice(0, -1)];
+    if (typeof v === 'string')
+      return v === '' ? [' '] : [v.toUpperCase(), v[0]!.toUpperCase() + v.slice(1), ` ${v}`, `${v} `, `${v}s`, v.slice(0, -1)];
     if (typeof v === 'number') return [v + 1, v - 1, String(v)];
     if (typeof v === 'boolean') return [!v, String(v)];
     return [];

@@ -54,7 +54,8 @@ const moments = fc
   .map(([date, offset, fraction]) => {
     const local = new Date(date.getTime() + offset * 60_000);
     const day = `${pad(local.getUTCFullYear(), 4)}-${pad(local.getUTCMonth() + 1)}-${pad(local.getUTCDate())}`;
-    const seconds = fraction === '' ? '' : fraction === 'ms' ? `.${pad(local.getUTCMilliseconds(), 3)}` : `.${pad(local.getUTCMilliseconds(), 3)}123`;
+    const seconds =
+      fraction === '' ? '' : fraction === 'ms' ? `.${pad(local.getUTCMilliseconds(), 3)}` : `.${pad(local.getUTCMilliseconds(), 3)}123`;
     const time = `${pad(local.getUTCHours())}:${pad(local.getUTCMinutes())}:${pad(local.getUTCSeconds())}${seconds}`;
     const zone = offset === 0 ? 'Z' : `${offset < 0 ? '-' : '+'}${pad(Math.floor(Math.abs(offset) / 60))}:${pad(Math.abs(offset) % 60)}`;
     return { day, time: time + zone };
@@ -76,7 +77,14 @@ const VALID: Record<StringFormat, fc.Arbitrary<string>> = {
 
 /** Ways of spoiling a valid value of each format; what still passes either mode is filtered out by the caller. */
 const SPOILERS: Record<StringFormat, ((s: string) => string)[]> = {
-  'date-time': [(s) => s.replace(/(Z|[+-]\d\d:\d\d)$/, ''), (s) => s.replace('T', '_'), (s) => s.replace(/:\d\d/, ':60'), (s) => s.replaceAll('-', '/'), (s) => s.slice(1), (s) => `${s}x`],
+  'date-time': [
+    (s) => s.replace(/(Z|[+-]\d\d:\d\d)$/, ''),
+    (s) => s.replace('T', '_'),
+    (s) => s.replace(/:\d\d/, ':60'),
+    (s) => s.replaceAll('-', '/'),
+    (s) => s.slice(1),
+    (s) => `${s}x`,
+  ],
   date: [(s) => s.replaceAll('-', '/'), (s) => s.slice(1), (s) => `${s}T00:00:00Z`, (s) => `${s}x`, (s) => s.replace(/-(\d\d)$/, '-$1$1')],
   time: [(s) => s.replace(/(Z|[+-]\d\d:\d\d)$/, ''), (s) => s.replace(/:\d\d/, ':60'), (s) => s.slice(1), (s) => `${s}x`],
   uuid: [(s) => s.slice(1), (s) => `${s.slice(0, -1)}g`, (s) => s.replaceAll('-', ''), (s) => `{${s}}`],
@@ -98,5 +106,8 @@ export function formatValues(format: string): fc.Arbitrary<string> | null {
 export function brokenFormatValues(format: string): fc.Arbitrary<string> | null {
   if (!Object.hasOwn(SPOILERS, format)) return null;
   const spoilers = SPOILERS[format as StringFormat];
-  return fc.tuple(VALID[format as StringFormat], fc.constantFrom(...spoilers)).map(([s, spoil]) => spoil(s)).filter((s) => formatRefuses(format, s));
+  return fc
+    .tuple(VALID[format as StringFormat], fc.constantFrom(...spoilers))
+    .map(([s, spoil]) => spoil(s))
+    .filter((s) => formatRefuses(format, s));
 }

@@ -46,14 +46,30 @@ const fixtures: Fixture[] = [
     schema: { type: ['integer', 'boolean'], minimum: 0 },
     breaks: { 'v wrong-type': 'type', 'v not-an-integer': 'type', 'v below-minimum': 'minimum' },
   },
-  { name: 'an enum of mixed types', keywords: ['enum'], schema: { enum: ['a', 'b', 3] }, breaks: { 'v wrong-type': 'enum', 'v bad-enum': 'enum' } },
+  {
+    name: 'an enum of mixed types',
+    keywords: ['enum'],
+    schema: { enum: ['a', 'b', 3] },
+    breaks: { 'v wrong-type': 'enum', 'v bad-enum': 'enum' },
+  },
   { name: 'a string const', keywords: ['const'], schema: { const: 'x' }, breaks: { 'v wrong-type': 'const', 'v bad-const': 'const' } },
-  { name: 'an object const', keywords: ['const'], schema: { const: { a: [1, null] } }, breaks: { 'v wrong-type': 'const', 'v bad-const': 'const' } },
+  {
+    name: 'an object const',
+    keywords: ['const'],
+    schema: { const: { a: [1, null] } },
+    breaks: { 'v wrong-type': 'const', 'v bad-const': 'const' },
+  },
   {
     name: 'an integer multiple of 3',
     keywords: ['multipleOf', 'minimum', 'maximum'],
     schema: { type: 'integer', multipleOf: 3, minimum: -10, maximum: 100 },
-    breaks: { 'v wrong-type': 'type', 'v not-an-integer': 'type', 'v below-minimum': 'minimum', 'v above-maximum': 'maximum', 'v not-a-multiple': 'multipleOf' },
+    breaks: {
+      'v wrong-type': 'type',
+      'v not-an-integer': 'type',
+      'v below-minimum': 'minimum',
+      'v above-maximum': 'maximum',
+      'v not-a-multiple': 'multipleOf',
+    },
   },
   {
     name: 'a number multiple of 0.25',
@@ -79,16 +95,24 @@ const fixtures: Fixture[] = [
     schema: { type: 'string', minLength: 2, maxLength: 5, pattern: '^[a-z]+$' },
     breaks: { 'v wrong-type': 'type', 'v too-short': 'minLength', 'v too-long': 'maxLength', 'v bad-pattern': 'pattern' },
   },
-  ...(['date-time', 'date', 'time', 'uuid', 'email', 'uri', 'hostname', 'ipv4', 'ipv6', 'byte'] as const).map(
-    (format): Fixture => ({ name: `format ${format}`, keywords: ['format', `format:${format}`], schema: { type: 'string', format }, breaks: { 'v wrong-type': 'type', 'v bad-format': 'format' } }),
-  ),
+  ...(['date-time', 'date', 'time', 'uuid', 'email', 'uri', 'hostname', 'ipv4', 'ipv6', 'byte'] as const).map((format): Fixture => ({
+    name: `format ${format}`,
+    keywords: ['format', `format:${format}`],
+    schema: { type: 'string', format },
+    breaks: { 'v wrong-type': 'type', 'v bad-format': 'format' },
+  })),
   {
     name: 'format uuid with maxLength',
     keywords: ['format', 'maxLength'],
     schema: { type: 'string', format: 'uuid', maxLength: 36 },
     breaks: { 'v wrong-type': 'type', 'v too-long': 'maxLength', 'v bad-format': 'format' },
   },
-  { name: 'format password', keywords: ['format:password'], schema: { type: 'string', format: 'password', minLength: 8 }, breaks: { 'v wrong-type': 'type', 'v too-short': 'minLength' } },
+  {
+    name: 'format password',
+    keywords: ['format:password'],
+    schema: { type: 'string', format: 'password', minLength: 8 },
+    breaks: { 'v wrong-type': 'type', 'v too-short': 'minLength' },
+  },
   {
     name: 'format int32',
     keywords: ['format:int32'],
@@ -101,8 +125,18 @@ const fixtures: Fixture[] = [
     schema: { type: 'integer', format: 'int64', minimum: 1, maximum: 9007199254740991 },
     breaks: { 'v wrong-type': 'type', 'v not-an-integer': 'type', 'v below-minimum': 'minimum', 'v above-maximum': 'maximum' },
   },
-  { name: 'format int64 alone', keywords: ['format:int64'], schema: { type: 'integer', format: 'int64' }, breaks: { 'v wrong-type': 'type', 'v not-an-integer': 'type' } },
-  { name: 'format float', keywords: ['format:float'], schema: { type: 'number', format: 'float', minimum: -1 }, breaks: { 'v wrong-type': 'type', 'v below-minimum': 'minimum' } },
+  {
+    name: 'format int64 alone',
+    keywords: ['format:int64'],
+    schema: { type: 'integer', format: 'int64' },
+    breaks: { 'v wrong-type': 'type', 'v not-an-integer': 'type' },
+  },
+  {
+    name: 'format float',
+    keywords: ['format:float'],
+    schema: { type: 'number', format: 'float', minimum: -1 },
+    breaks: { 'v wrong-type': 'type', 'v below-minimum': 'minimum' },
+  },
   { name: 'format double', keywords: ['format:double'], schema: { type: 'number', format: 'double' }, breaks: { 'v wrong-type': 'type' } },
   {
     name: 'issue 16: tags, unique strings of 1 to 30 characters, at most 10',
@@ -124,7 +158,12 @@ const fixtures: Fixture[] = [
       type: 'array',
       minItems: 2,
       uniqueItems: true,
-      items: { type: 'object', properties: { a: { type: 'integer', minimum: 0, maximum: 3 } }, required: ['a'], additionalProperties: false },
+      items: {
+        type: 'object',
+        properties: { a: { type: 'integer', minimum: 0, maximum: 3 } },
+        required: ['a'],
+        additionalProperties: false,
+      },
     },
     breaks: {
       'v wrong-type': 'type',
@@ -142,7 +181,14 @@ const fixtures: Fixture[] = [
   {
     name: 'a tuple with nothing after it',
     keywords: ['prefixItems', 'items'],
-    schema: { type: 'array', prefixItems: [{ type: 'integer', minimum: 0, maximum: 5 }, { type: 'string', enum: ['a', 'b'] }], items: false },
+    schema: {
+      type: 'array',
+      prefixItems: [
+        { type: 'integer', minimum: 0, maximum: 5 },
+        { type: 'string', enum: ['a', 'b'] },
+      ],
+      items: false,
+    },
     breaks: {
       'v wrong-type': 'type',
       'v too-many-items': 'items',
@@ -221,12 +267,23 @@ const fixtures: Fixture[] = [
     name: 'an object of at most one declared property',
     keywords: ['maxProperties'],
     schema: { type: 'object', properties: { a: { type: 'null' }, b: { type: 'null' } }, maxProperties: 1, additionalProperties: false },
-    breaks: { 'v wrong-type': 'type', 'v too-many-properties': 'maxProperties', 'v.<undeclared> extra-property': 'additionalProperties', 'v.a wrong-type': 'type', 'v.b wrong-type': 'type' },
+    breaks: {
+      'v wrong-type': 'type',
+      'v too-many-properties': 'maxProperties',
+      'v.<undeclared> extra-property': 'additionalProperties',
+      'v.a wrong-type': 'type',
+      'v.b wrong-type': 'type',
+    },
   },
   {
     name: 'allOf of a $ref and an extension',
     keywords: ['allOf', '$ref'],
-    schema: { allOf: [{ $ref: '#/components/schemas/Base' }, { type: 'object', properties: { code: { type: 'string', pattern: '^[A-Z]{2}$' } }, required: ['code'] }] },
+    schema: {
+      allOf: [
+        { $ref: '#/components/schemas/Base' },
+        { type: 'object', properties: { code: { type: 'string', pattern: '^[A-Z]{2}$' } }, required: ['code'] },
+      ],
+    },
     breaks: {
       'v wrong-type': 'type',
       'v.id missing-required': 'required',
@@ -274,13 +331,23 @@ const fixtures: Fixture[] = [
   {
     name: 'anyOf a short string or a small integer',
     keywords: ['anyOf'],
-    schema: { anyOf: [{ type: 'string', maxLength: 3 }, { type: 'integer', minimum: 0, maximum: 10 }] },
+    schema: {
+      anyOf: [
+        { type: 'string', maxLength: 3 },
+        { type: 'integer', minimum: 0, maximum: 10 },
+      ],
+    },
     breaks: { 'v wrong-type': 'anyOf', 'v no-branch': 'anyOf' },
   },
   {
     name: 'oneOf multiples of 3 or of 5',
     keywords: ['oneOf'],
-    schema: { oneOf: [{ type: 'integer', multipleOf: 3, minimum: 0, maximum: 99 }, { type: 'integer', multipleOf: 5, minimum: 0, maximum: 99 }] },
+    schema: {
+      oneOf: [
+        { type: 'integer', multipleOf: 3, minimum: 0, maximum: 99 },
+        { type: 'integer', multipleOf: 5, minimum: 0, maximum: 99 },
+      ],
+    },
     breaks: { 'v wrong-type': 'oneOf', 'v several-branches': 'oneOf', 'v no-branch': 'oneOf' },
   },
   {
@@ -289,7 +356,11 @@ const fixtures: Fixture[] = [
     schema: {
       type: 'object',
       oneOf: [
-        { properties: { kind: { const: 'cat' }, lives: { type: 'integer', minimum: 1, maximum: 9 } }, required: ['kind', 'lives'], additionalProperties: false },
+        {
+          properties: { kind: { const: 'cat' }, lives: { type: 'integer', minimum: 1, maximum: 9 } },
+          required: ['kind', 'lives'],
+          additionalProperties: false,
+        },
         { properties: { kind: { const: 'dog' }, good: { type: 'boolean' } }, required: ['kind'], additionalProperties: false },
       ],
     },
@@ -305,7 +376,13 @@ const fixtures: Fixture[] = [
     name: 'an odd digit',
     keywords: ['not', 'multipleOf'],
     schema: { type: 'integer', minimum: 0, maximum: 9, not: { multipleOf: 2 } },
-    breaks: { 'v wrong-type': 'type', 'v not-an-integer': 'type', 'v below-minimum': 'minimum', 'v above-maximum': 'maximum', 'v matches-not': 'not' },
+    breaks: {
+      'v wrong-type': 'type',
+      'v not-an-integer': 'type',
+      'v below-minimum': 'minimum',
+      'v above-maximum': 'maximum',
+      'v matches-not': 'not',
+    },
   },
 ];
 
@@ -324,7 +401,10 @@ function errorsOf(schema: Schema, value: unknown): ErrorObject[][] {
   const json: unknown = JSON.parse(toJsonText(value));
   if (!compiled.has(schema)) {
     const local = JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"fixtures#/components/')) as object;
-    compiled.set(schema, validators.map((ajv) => ajv.compile(local)));
+    compiled.set(
+      schema,
+      validators.map((ajv) => ajv.compile(local)),
+    );
   }
   return compiled.get(schema)!.map((validate) => (validate(json) ? [] : validate.errors!));
 }
@@ -351,7 +431,10 @@ describe('the property-test generator, keyword by keyword (checked by ajv 2020)'
       for (const { label, arb } of families) {
         for (const broken of fc.sample(arb, { numRuns: 100, seed: 16 })) {
           for (const errors of errorsOf(schema, broken.value)) {
-            expect(errors.map((e) => e.keyword), `${label}: ${toJsonText(broken.value)}`).toContain(breaks[label]);
+            expect(
+              errors.map((e) => e.keyword),
+              `${label}: ${toJsonText(broken.value)}`,
+            ).toContain(breaks[label]);
           }
         }
       }
@@ -359,27 +442,38 @@ describe('the property-test generator, keyword by keyword (checked by ajv 2020)'
   });
 
   it('values of a oneOf satisfy exactly one branch, and the several-branches ones two', () => {
-    const schema: Schema = { oneOf: [{ type: 'integer', multipleOf: 3, minimum: 0, maximum: 99 }, { type: 'integer', multipleOf: 5, minimum: 0, maximum: 99 }] };
+    const schema: Schema = {
+      oneOf: [
+        { type: 'integer', multipleOf: 3, minimum: 0, maximum: 99 },
+        { type: 'integer', multipleOf: 5, minimum: 0, maximum: 99 },
+      ],
+    };
     const values = fc.sample(arbitraries.valid(schema), { numRuns: 300, seed: 2 }) as number[];
     expect(values.every((v) => (v % 3 === 0) !== (v % 5 === 0))).toBe(true);
     const both = arbitraries.invalid(schema, 'v').find((f) => f.label === 'v several-branches')!;
     expect(fc.sample(both.arb, { numRuns: 100, seed: 2 }).every((b) => (b.value as number) % 15 === 0)).toBe(true);
   });
 
-  it('refuses, with the lint rule\'s own message, a keyword the lint rule refuses', () => {
+  it("refuses, with the lint rule's own message, a keyword the lint rule refuses", () => {
     const schema = { type: 'array', contains: { const: 1 } };
     const [problem] = unsupportedKeywords(schema);
     expect(problem!.message).toContain('Schema keyword "contains" is not supported');
     expect(() => arbitraries.valid(schema)).toThrow(problem!.message);
     expect(() => arbitraries.valid({ type: 'string', nullable: true })).toThrow(/nullable is OpenAPI 3.0's.*type: \[<type>, 'null'\]/);
-    expect(() => arbitraries.valid({ type: 'string', format: 'iban' })).toThrow(/Format "iban" is not one the property-test generator makes values for/);
+    expect(() => arbitraries.valid({ type: 'string', format: 'iban' })).toThrow(
+      /Format "iban" is not one the property-test generator makes values for/,
+    );
   });
 
   it('refuses a schema that contains itself, naming the $ref', () => {
     const recursive: OpenApiDocument = {
       ...doc,
-      components: { schemas: { Node: { type: 'object', properties: { children: { type: 'array', items: { $ref: '#/components/schemas/Node' } } } } } },
+      components: {
+        schemas: { Node: { type: 'object', properties: { children: { type: 'array', items: { $ref: '#/components/schemas/Node' } } } } },
+      },
     };
-    expect(() => new SchemaArbitraries(recursive).valid({ $ref: '#/components/schemas/Node' })).toThrow(/\$ref #\/components\/schemas\/Node leads back into a schema it is inside/);
+    expect(() => new SchemaArbitraries(recursive).valid({ $ref: '#/components/schemas/Node' })).toThrow(
+      /\$ref #\/components\/schemas\/Node leads back into a schema it is inside/,
+    );
   });
 });

@@ -13,7 +13,9 @@ const POSITIONAL = new Set(['properties', 'additionalProperties', 'prefixItems',
 /** JSON text with object keys sorted: equal for values JSON Schema calls equal (`enum`, `const`, `uniqueItems`). */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
   );
 }
 
@@ -25,7 +27,9 @@ export function typeList(type: Schema['type']): JsonType[] | null {
 
 /** Values that satisfy every one of the schemas: `allOf` of them, or `true` (no constraint), or the one schema itself. */
 export function allOf(schemas: (SchemaLike | undefined)[]): SchemaLike {
-  const kept = schemas.filter((s): s is SchemaLike => s !== undefined && s !== true && !(typeof s === 'object' && Object.keys(s).length === 0));
+  const kept = schemas.filter(
+    (s): s is SchemaLike => s !== undefined && s !== true && !(typeof s === 'object' && Object.keys(s).length === 0),
+  );
   if (kept.some((s) => s === false)) return false;
   if (kept.length === 0) return true;
   return kept.length === 1 ? kept[0]! : { allOf: kept };
@@ -62,12 +66,15 @@ export function mergeSchemas(schemas: Schema[]): Schema {
       else if (keyword === 'enum') {
         const other = new Set((value as unknown[]).map(canonicalJson));
         merged.enum = (current as unknown[]).filter((v) => other.has(canonicalJson(v)));
-        if ((merged.enum as unknown[]).length === 0) throw new UnsatisfiableError(`no value is in both enums ${canonicalJson(current)} and ${canonicalJson(value)}`);
+        if ((merged.enum as unknown[]).length === 0)
+          throw new UnsatisfiableError(`no value is in both enums ${canonicalJson(current)} and ${canonicalJson(value)}`);
       } else if (keyword === 'const') {
-        if (canonicalJson(current) !== canonicalJson(value)) throw new UnsatisfiableError(`no value is both const ${canonicalJson(current)} and ${canonicalJson(value)}`);
+        if (canonicalJson(current) !== canonicalJson(value))
+          throw new UnsatisfiableError(`no value is both const ${canonicalJson(current)} and ${canonicalJson(value)}`);
       } else if (keyword === 'not') merged.not = { anyOf: [current, value] };
       else if (keyword === 'allOf') leftovers.push(...(value as SchemaLike[]));
-      else if (keyword === 'multipleOf' && Number.isInteger(current) && Number.isInteger(value)) merged.multipleOf = lcm(current as number, value as number);
+      else if (keyword === 'multipleOf' && Number.isInteger(current) && Number.isInteger(value))
+        merged.multipleOf = lcm(current as number, value as number);
       else if (canonicalJson(current) !== canonicalJson(value)) leftovers.push({ [keyword]: value } as Schema);
     }
   }
@@ -83,7 +90,11 @@ function intersectTypes(a: Schema['type'], b: Schema['type']): JsonType[] {
   const right = typeList(b)!;
   const both = left.filter((t) => right.includes(t));
   // Every integer is a number: integer with number leaves integer.
-  if (!both.includes('integer') && ((left.includes('integer') && right.includes('number')) || (left.includes('number') && right.includes('integer')))) both.push('integer');
+  if (
+    !both.includes('integer') &&
+    ((left.includes('integer') && right.includes('number')) || (left.includes('number') && right.includes('integer')))
+  )
+    both.push('integer');
   if (both.length === 0) throw new UnsatisfiableError(`no value has a type in both ${JSON.stringify(a)} and ${JSON.stringify(b)}`);
   return both;
 }
@@ -95,7 +106,10 @@ function mergeProperties(schemas: Schema[], merged: Record<string, unknown>): vo
   const names = [...new Set(objects.flatMap((s) => Object.keys(s.properties ?? {})))];
   if (names.length > 0) {
     merged.properties = Object.fromEntries(
-      names.map((name) => [name, allOf(objects.map((s) => (s.properties && Object.hasOwn(s.properties, name) ? s.properties[name] : s.additionalProperties)))]),
+      names.map((name) => [
+        name,
+        allOf(objects.map((s) => (s.properties && Object.hasOwn(s.properties, name) ? s.properties[name] : s.additionalProperties))),
+      ]),
     );
   }
   const additional = allOf(objects.map((s) => s.additionalProperties));
@@ -108,7 +122,9 @@ function mergeItems(schemas: Schema[], merged: Record<string, unknown>): void {
   if (arrays.length === 0) return;
   const length = Math.max(0, ...arrays.map((s) => s.prefixItems?.length ?? 0));
   if (length > 0) {
-    merged.prefixItems = Array.from({ length }, (_, i) => allOf(arrays.map((s) => (s.prefixItems && i < s.prefixItems.length ? s.prefixItems[i] : s.items))));
+    merged.prefixItems = Array.from({ length }, (_, i) =>
+      allOf(arrays.map((s) => (s.prefixItems && i < s.prefixItems.length ? s.prefixItems[i] : s.items))),
+    );
   }
   const items = allOf(arrays.map((s) => s.items));
   if (items !== true) merged.items = items;

@@ -65,12 +65,16 @@ export class StoreModel {
     const fingerprint = canonical(sent);
     const earlier = key === undefined ? undefined : this.idempotency.get(key);
     if (earlier && earlier.fingerprint !== fingerprint) {
-      return observed.status === 422 ? [] : [`Idempotency-Key ${JSON.stringify(key)} was used with another body: expected 422, got ${observed.status}`];
+      return observed.status === 422
+        ? []
+        : [`Idempotency-Key ${JSON.stringify(key)} was used with another body: expected 422, got ${observed.status}`];
     }
     if (earlier) {
       const violations: string[] = [];
       if (observed.status !== earlier.status || !isDeepStrictEqual(parse(observed.text), parse(earlier.text))) {
-        violations.push(`a retry with Idempotency-Key ${JSON.stringify(key)} must replay ${earlier.status} ${earlier.text}, got ${observed.status} ${observed.text}`);
+        violations.push(
+          `a retry with Idempotency-Key ${JSON.stringify(key)} must replay ${earlier.status} ${earlier.text}, got ${observed.status} ${observed.text}`,
+        );
       }
       if (observed.headers.get('Idempotent-Replayed') !== 'true') violations.push('a replay must carry Idempotent-Replayed: true');
       return violations;
@@ -81,7 +85,9 @@ export class StoreModel {
     const expected = { ...this.defaults, ...sent, name: sent.name.normalize('NFC') };
     const violations: string[] = [];
     if (!isDeepStrictEqual(pet, expected)) {
-      violations.push(`the created animal ${observed.text} differs from what was sent (with NewPet's defaults, name in NFC) ${JSON.stringify(expected)}`);
+      violations.push(
+        `the created animal ${observed.text} differs from what was sent (with NewPet's defaults, name in NFC) ${JSON.stringify(expected)}`,
+      );
     }
     if (this.pets.has(id)) violations.push(`id ${id} was given twice`);
     this.pets.set(id, { id, ...expected });
@@ -112,8 +118,10 @@ export class StoreModel {
       violations.push(`expected the page ${JSON.stringify(page.map((p) => p.id))}, got ${observed.text.slice(0, 300)}`);
     }
     const link = observed.headers.get('Link');
-    if ((expected.length > limit) !== (link !== null && /rel="next"/.test(link))) {
-      violations.push(`${expected.length} animals match and the limit is ${limit}: Link rel="next" must be ${expected.length > limit ? 'present' : 'absent'}, got ${JSON.stringify(link)}`);
+    if (expected.length > limit !== (link !== null && /rel="next"/.test(link))) {
+      violations.push(
+        `${expected.length} animals match and the limit is ${limit}: Link rel="next" must be ${expected.length > limit ? 'present' : 'absent'}, got ${JSON.stringify(link)}`,
+      );
     }
     return violations;
   }

@@ -6,7 +6,7 @@ import { loadSpec } from '../../src/contract/load-spec.js';
 import { ROOT } from '../support/run.js';
 
 describe('npm run sandbox', () => {
-  it('seeds the contract\'s example animals', () => {
+  it("seeds the contract's example animals", () => {
     expect(animalsFromExamples(loadSpec())).toEqual([
       { name: 'Rex', categoryId: 3, status: 'available' },
       { name: 'Tom', categoryId: 1, status: 'pending' },
@@ -14,8 +14,11 @@ describe('npm run sandbox', () => {
     ]);
   });
 
-  it('answers the README\'s example calls as printed, and deletes its store on Ctrl+C', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', `${ROOT}scripts/sandbox.ts`, '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  it("answers the README's example calls as printed, and deletes its store on Ctrl+C", async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', `${ROOT}scripts/sandbox.ts`, '--port', '0'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (c: Buffer) => (output += c.toString()));
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));
@@ -33,7 +36,11 @@ describe('npm run sandbox', () => {
 
       const listed = (await (await fetch(`${base}/pets`, { headers: auth(KEY) })).json()) as { name: string }[];
       expect(listed.map((p) => p.name)).toEqual(['Rex', 'Tom', 'Nemo']);
-      const created = await fetch(`${base}/pets`, { method: 'POST', headers: { ...auth(KEY), 'Content-Type': 'application/json' }, body: '{"name":"Rex","categoryId":3}' });
+      const created = await fetch(`${base}/pets`, {
+        method: 'POST',
+        headers: { ...auth(KEY), 'Content-Type': 'application/json' },
+        body: '{"name":"Rex","categoryId":3}',
+      });
       expect(created.status).toBe(201);
       const deprecated = await fetch(`${base}/pets/1`, { headers: auth(KEY) });
       expect(deprecated.headers.get('sunset')).toBe('Thu, 05 Dec 2030 00:00:00 GMT');
@@ -54,7 +61,11 @@ describe('npm run sandbox', () => {
       // A page on a local dev server (Vite's port here) may call it: the browser's preflight, then the call.
       const preflight = await fetch(`${base}/pets`, {
         method: 'OPTIONS',
-        headers: { Origin: 'http://localhost:5173', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'authorization' },
+        headers: {
+          Origin: 'http://localhost:5173',
+          'Access-Control-Request-Method': 'GET',
+          'Access-Control-Request-Headers': 'authorization',
+        },
       });
       expect(preflight.status).toBe(204);
       expect(preflight.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');

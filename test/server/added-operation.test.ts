@@ -16,7 +16,10 @@ const id = ADDED.operationId as OperationId;
 
 /** A DELETE of the added operation, with what a client saw. */
 async function remove(server: TestServer, key: string, petId: number): Promise<ObservedResponse> {
-  const response = await fetch(`${server.baseUrl}/added-by-test/${petId}`, { method: 'DELETE', headers: { Authorization: `Bearer ${key}` } });
+  const response = await fetch(`${server.baseUrl}/added-by-test/${petId}`, {
+    method: 'DELETE',
+    headers: { Authorization: `Bearer ${key}` },
+  });
   return { status: response.status, headers: response.headers, text: await response.text() };
 }
 
@@ -66,7 +69,9 @@ describe('an operation the contract gains, while its handler is the stub npm run
 
   it('is still an undeclared status when a written handler answers 501 with another code', () => {
     const observed = { status: 501, headers: new Headers(), text: '{"code":"internal_error","message":"x","status":501}' };
-    expect(checker.checkResponse(ADDED.operationId, observed)).toEqual([expect.stringMatching(/^status 501 is not declared for removeAddedByTest/)]);
+    expect(checker.checkResponse(ADDED.operationId, observed)).toEqual([
+      expect.stringMatching(/^status 501 is not declared for removeAddedByTest/),
+    ]);
   });
 });
 

@@ -59,7 +59,10 @@ describe('authentication on every operation', () => {
     const staging = await startTestServer({ environment: 'staging' });
     try {
       const prodKey = await staging.newKey('pro', undefined, 'production');
-      await expect401(await fetch(`${staging.baseUrl}/pets`, { headers: { Authorization: `Bearer ${prodKey}` } }), /for production, this is staging/);
+      await expect401(
+        await fetch(`${staging.baseUrl}/pets`, { headers: { Authorization: `Bearer ${prodKey}` } }),
+        /for production, this is staging/,
+      );
       const ownKey = await staging.newKey('pro');
       expect(ownKey.startsWith('as_stag_')).toBe(true);
       expect((await fetch(`${staging.baseUrl}/pets`, { headers: { Authorization: `Bearer ${ownKey}` } })).status).toBe(200);
@@ -83,7 +86,15 @@ describe('authentication on every operation', () => {
   });
 
   it('protects every operation', async () => {
-    expect((await fetch(`${server.baseUrl}/pets`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":"Rex","categoryId":1}' })).status).toBe(401);
+    expect(
+      (
+        await fetch(`${server.baseUrl}/pets`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: '{"name":"Rex","categoryId":1}',
+        })
+      ).status,
+    ).toBe(401);
     expect((await fetch(`${server.baseUrl}/pets/1`)).status).toBe(401);
     expect((await server.store.listPets({ limit: 10 })).length).toBe(0);
   });

@@ -36,7 +36,10 @@ function preflight(server: TestServer, origin: string, method = 'GET', headers =
 let server: TestServer;
 let closed: TestServer;
 beforeAll(async () => {
-  server = await startTestServer({ corsOrigins: [...LOCAL_ORIGINS, 'https://app.example.com'], anonymousLimits: { perMinute: 5, perDay: 100 } });
+  server = await startTestServer({
+    corsOrigins: [...LOCAL_ORIGINS, 'https://app.example.com'],
+    anonymousLimits: { perMinute: 5, perDay: 100 },
+  });
   closed = await startTestServer();
 });
 afterAll(async () => {
@@ -66,7 +69,7 @@ describe('CORS', () => {
     expect(anonymous.headers.get('X-RateLimit-Remaining')).toBe('4');
   });
 
-  it('lets the page read the headers the contract declares on an allowed origin\'s answers', async () => {
+  it("lets the page read the headers the contract declares on an allowed origin's answers", async () => {
     const key = await server.newKey('free');
     const response = await fetch(`${server.baseUrl}/pets?limit=1`, { headers: { Origin: APP, Authorization: `Bearer ${key}` } });
     expect(response.status).toBe(200);
@@ -80,7 +83,13 @@ describe('CORS', () => {
   });
 
   it('gives other origins no CORS header, and leaves non-preflight OPTIONS to the contract (405)', async () => {
-    for (const origin of ['https://evil.example', 'http://localhost:80.evil.example', 'https://localhost', 'null', 'https://app.example.com.evil.example']) {
+    for (const origin of [
+      'https://evil.example',
+      'http://localhost:80.evil.example',
+      'https://localhost',
+      'null',
+      'https://app.example.com.evil.example',
+    ]) {
       const response = await preflight(server, origin);
       expect(response.headers.get('Access-Control-Allow-Origin'), origin).toBeNull();
       expect(response.status, origin).not.toBe(204);
@@ -132,7 +141,15 @@ describe('CORS_ORIGINS', () => {
   });
 
   it('refuses what is not an origin, naming it', () => {
-    for (const bad of ['app.example.com', 'https://app.example.com/', 'https://app.example.com/path', 'ftp://x.example', 'https://a.example,,https://b.example', '*', 'https://*.a.example']) {
+    for (const bad of [
+      'app.example.com',
+      'https://app.example.com/',
+      'https://app.example.com/path',
+      'ftp://x.example',
+      'https://a.example,,https://b.example',
+      '*',
+      'https://*.a.example',
+    ]) {
       expect(() => loadConfig({ CORS_ORIGINS: bad }), bad).toThrow(ConfigError);
     }
     expect(() => loadConfig({ CORS_ORIGINS: 'https://app.example.com/' })).toThrow(/CORS_ORIGINS=.*must be an origin alone/);

@@ -53,7 +53,11 @@ describe('errors', () => {
   });
 
   it('answers 501 not_implemented from a stub handler', async () => {
-    const response = await fetch(`${server.baseUrl}/pets`, { method: 'POST', headers: { ...auth(), 'Content-Type': 'application/json' }, body: '{"name":"Rex","categoryId":1}' });
+    const response = await fetch(`${server.baseUrl}/pets`, {
+      method: 'POST',
+      headers: { ...auth(), 'Content-Type': 'application/json' },
+      body: '{"name":"Rex","categoryId":1}',
+    });
     expect(response.status).toBe(501);
     expect(await response.json()).toEqual({
       code: 'not_implemented',
@@ -71,7 +75,10 @@ describe('errors', () => {
   });
 
   it('answers a wrong method with 405 and the Allow header the contract gives', async () => {
-    for (const [path, url] of [['/pets/{petId}', '/pets/1'], ['/pets', '/pets']] as const) {
+    for (const [path, url] of [
+      ['/pets/{petId}', '/pets/1'],
+      ['/pets', '/pets'],
+    ] as const) {
       const response = await fetch(`${server.baseUrl}${url}`, { method: methodNotAt(path), headers: auth() });
       expect(response.status, path).toBe(405);
       expect(response.headers.get('allow'), path).toBe(allowAt(path));
@@ -83,7 +90,10 @@ describe('errors', () => {
     const anonymous = await fetch(`${server.baseUrl}/pets/1`, { method: 'OPTIONS' });
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get('x-ratelimit-limit')).not.toBeNull();
-    for (const [path, url] of [['/pets', '/pets'], ['/pets/{petId}', '/pets/1']] as const) {
+    for (const [path, url] of [
+      ['/pets', '/pets'],
+      ['/pets/{petId}', '/pets/1'],
+    ] as const) {
       const response = await fetch(`${server.baseUrl}${url}`, { method: 'OPTIONS', headers: auth() });
       expect(response.status, path).toBe(405);
       expect(response.headers.get('allow'), path).toBe(allowAt(path));
@@ -94,7 +104,10 @@ describe('errors', () => {
 
   it('matches paths case-sensitively, as the contract writes them', async () => {
     for (const path of ['/V1/PETS', '/v1/Pets', '/v1/pets/1/']) {
-      const response = await fetch(`${server.origin}${path}`, { method: path === '/v1/pets/1/' ? methodNotAt('/pets/{petId}') : 'GET', headers: auth() });
+      const response = await fetch(`${server.origin}${path}`, {
+        method: path === '/v1/pets/1/' ? methodNotAt('/pets/{petId}') : 'GET',
+        headers: auth(),
+      });
       expect([404, 405], path).toContain(response.status);
       const body = (await response.json()) as { code: string };
       expect(body.code, path).toMatch(/not_found|method_not_allowed/);

@@ -1,7 +1,15 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectRedis, REDIS_RETRY_AFTER_MS, redisCounters } from '../../src/service/limits/redis-counters.js';
 import { PostgresStore } from '../../src/service/store/postgres/postgres-store.js';
-import { dropTestSchemas, newRedisPrefix, newSchemaName, postgresEnabled, redisEnabled, TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/services.js';
+import {
+  dropTestSchemas,
+  newRedisPrefix,
+  newSchemaName,
+  postgresEnabled,
+  redisEnabled,
+  TEST_DATABASE_URL,
+  TEST_REDIS_URL,
+} from '../support/services.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
 import { prometheusMetrics } from '../../src/service/metrics/prometheus.js';
 import { startTestServer } from '../support/test-server.js';
@@ -21,7 +29,13 @@ async function proxied(url: string, defaultPort: number) {
 describe.skipIf(!postgresEnabled())('PostgreSQL down or slow', () => {
   it('answers 503 with Retry-After within the timeouts, never 401, reports it on /readyz, and recovers by itself', async () => {
     const { proxy, url } = await proxied(TEST_DATABASE_URL, 5432);
-    const store = await PostgresStore.open({ url, schema: newSchemaName(), connectTimeoutMs: 300, queryTimeoutMs: 600, onPoolError: () => {} });
+    const store = await PostgresStore.open({
+      url,
+      schema: newSchemaName(),
+      connectTimeoutMs: 300,
+      queryTimeoutMs: 600,
+      onPoolError: () => {},
+    });
     const server = await startTestServer({ store });
     try {
       const key = await server.newKey('pro');
@@ -73,9 +87,20 @@ describe.skipIf(!postgresEnabled())('PostgreSQL down, keys that cannot be checke
   // so an outage turned into 429s and then a 600 s ban of the address, outliving the outage.
   it('answers 503 to every request, counts none against the address, and bans no address', async () => {
     const { proxy, url } = await proxied(TEST_DATABASE_URL, 5432);
-    const store = await PostgresStore.open({ url, schema: newSchemaName(), connectTimeoutMs: 300, queryTimeoutMs: 600, onPoolError: () => {} });
+    const store = await PostgresStore.open({
+      url,
+      schema: newSchemaName(),
+      connectTimeoutMs: 300,
+      queryTimeoutMs: 600,
+      onPoolError: () => {},
+    });
     const { metrics, registry } = prometheusMetrics();
-    const server = await startTestServer({ store, anonymousLimits: { perMinute: 5, perDay: 100 }, ban: { banAfterRefusals: 3, banSeconds: 600 }, metrics });
+    const server = await startTestServer({
+      store,
+      anonymousLimits: { perMinute: 5, perDay: 100 },
+      ban: { banAfterRefusals: 3, banSeconds: 600 },
+      metrics,
+    });
     try {
       const key = await server.newKey('pro');
       const get = (headers: Record<string, string>) => fetch(`${server.baseUrl}/pets`, { headers });

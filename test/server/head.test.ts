@@ -14,7 +14,12 @@ describe('HEAD', () => {
   it('answers wherever GET works: the same status and headers, no body', async () => {
     const pet = await server.store.createPet({ name: 'Tom', categoryId: 1, status: 'available' });
     const auth = { Authorization: `Bearer ${key}` };
-    for (const [path, status] of [['/pets?limit=1', 200], [`/pets/${pet.id}`, 200], ['/pets/999999', 404], ['/pets?colour=red', 400]] as const) {
+    for (const [path, status] of [
+      ['/pets?limit=1', 200],
+      [`/pets/${pet.id}`, 200],
+      ['/pets/999999', 404],
+      ['/pets?colour=red', 400],
+    ] as const) {
       const get = await fetch(`${server.baseUrl}${path}`, { headers: auth });
       const head = await fetch(`${server.baseUrl}${path}`, { method: 'HEAD', headers: auth });
       expect(get.status, path).toBe(status);

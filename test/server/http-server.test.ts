@@ -63,7 +63,9 @@ describe('createHttpServer', () => {
   });
 
   it('serves many requests on one connection, each with its own response', async () => {
-    const bodies = await Promise.all(Array.from({ length: 20 }, (_, i) => fetch(`${origin}/inspect/n${i}`).then((r) => r.json() as Promise<{ params: { name: string } }>)));
+    const bodies = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => fetch(`${origin}/inspect/n${i}`).then((r) => r.json() as Promise<{ params: { name: string } }>)),
+    );
     expect(bodies.map((b) => b.params.name)).toEqual(Array.from({ length: 20 }, (_, i) => `n${i}`));
   });
 

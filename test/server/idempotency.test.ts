@@ -52,7 +52,11 @@ describe.each(engines)('POST /v1/pets with Idempotency-Key (%s)', (engine) => {
       expect(await other.json()).toMatchObject({ code: 'idempotency_key_reused', status: 422 });
 
       const apiKeyId = (await server.store.listKeys())[0]!.id;
-      await server.store.claimIdempotencyKey({ apiKeyId, key: 'order-3' }, 'someone else', { now: new Date(server.clock.now()), lockMs: 30_000, retentionMs: 86_400_000 });
+      await server.store.claimIdempotencyKey({ apiKeyId, key: 'order-3' }, 'someone else', {
+        now: new Date(server.clock.now()),
+        lockMs: 30_000,
+        retentionMs: 86_400_000,
+      });
       const busy = await post('order-3', { name: 'Rex', categoryId: 3 });
       expect(busy.status).toBe(409);
       expect(busy.headers.get('retry-after')).toBe('1');

@@ -62,7 +62,9 @@ describe('GET /v1/pets', () => {
   });
 
   it('answers the last page without a Link header', async () => {
-    const { data, response } = await server.client(key).GET('/pets', { params: { query: { limit: 100, cursor: Buffer.from('200').toString('base64url') } } });
+    const { data, response } = await server
+      .client(key)
+      .GET('/pets', { params: { query: { limit: 100, cursor: Buffer.from('200').toString('base64url') } } });
     expect(data!.map((p) => p.id)).toEqual(Array.from({ length: 50 }, (_, i) => 201 + i));
     expect(response.headers.get('link')).toBeNull();
   });
@@ -89,7 +91,10 @@ describe('GET /v1/pets', () => {
     for (const [query, field] of cases) {
       const response = await fetch(`${server.baseUrl}/pets?${query}`, { headers: auth() });
       expect(response.status, query).toBe(400);
-      expect(((await response.json()) as { details: { field: string }[] }).details.map((d) => d.field), query).toContain(field);
+      expect(
+        ((await response.json()) as { details: { field: string }[] }).details.map((d) => d.field),
+        query,
+      ).toContain(field);
     }
   });
 });

@@ -5,22 +5,35 @@ let server: TestServer | undefined;
 afterEach(() => server?.close());
 
 describe('request logs', () => {
-  it('logs one JSON line per request with its id, the caller\'s W3C trace id, status and key id, and never the key', async () => {
+  it("logs one JSON line per request with its id, the caller's W3C trace id, status and key id, and never the key", async () => {
     const lines: string[] = [];
     server = await startTestServer({ logLines: lines });
     const key = await server.newKey('pro');
     const trace = '4bf92f3577b34da6a3ce929d0e0e4736';
-    await fetch(`${server.baseUrl}/pets`, { headers: { Authorization: `Bearer ${key}`, 'X-Request-Id': 'req-1', traceparent: `00-${trace}-00f067aa0ba902b7-01` } });
+    await fetch(`${server.baseUrl}/pets`, {
+      headers: { Authorization: `Bearer ${key}`, 'X-Request-Id': 'req-1', traceparent: `00-${trace}-00f067aa0ba902b7-01` },
+    });
     // Malformed traceparents (an all-zero trace id; version 00 with a fifth field) are not logged.
-    await fetch(`${server.baseUrl}/pets`, { headers: { Authorization: `Bearer ${key.slice(0, -1)}x`, traceparent: `00-${'0'.repeat(32)}-00f067aa0ba902b7-01` } });
-    await fetch(`${server.baseUrl}/pets`, { headers: { Authorization: `Bearer ${key}`, traceparent: `00-${trace}-00f067aa0ba902b7-01-extra` } });
+    await fetch(`${server.baseUrl}/pets`, {
+      headers: { Authorization: `Bearer ${key.slice(0, -1)}x`, traceparent: `00-${'0'.repeat(32)}-00f067aa0ba902b7-01` },
+    });
+    await fetch(`${server.baseUrl}/pets`, {
+      headers: { Authorization: `Bearer ${key}`, traceparent: `00-${trace}-00f067aa0ba902b7-01-extra` },
+    });
     // A request's line is written when its response has finished, which may be after the
     // client has read the response: wait for both lines (at most two seconds).
     const requestLines = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.msg === 'request');
     for (let waited = 0; requestLines().length < 3 && waited < 2000; waited += 10) await new Promise((r) => setTimeout(r, 10));
     const entries = requestLines();
     expect(entries).toHaveLength(3);
-    expect(entries[0]).toMatchObject({ requestId: 'req-1', traceId: trace, method: 'GET', path: '/v1/pets', status: 200, keyId: expect.stringMatching(/^key_/) });
+    expect(entries[0]).toMatchObject({
+      requestId: 'req-1',
+      traceId: trace,
+      method: 'GET',
+      path: '/v1/pets',
+      status: 200,
+      keyId: expect.stringMatching(/^key_/),
+    });
     expect(entries[1]).toMatchObject({ status: 401 });
     expect(entries[1]!.traceId).toBeUndefined();
     expect(entries[2]).toMatchObject({ status: 200 });
@@ -32,7 +45,9 @@ describe('request logs', () => {
 
 describe('client address behind a proxy', () => {
   const anonymous = (s: TestServer, forwardedFor: string) =>
-    fetch(`${s.baseUrl}/pets`, { headers: { 'X-Forwarded-For': forwardedFor } }).then((r) => Number(r.headers.get('x-ratelimit-remaining')));
+    fetch(`${s.baseUrl}/pets`, { headers: { 'X-Forwarded-For': forwardedFor } }).then((r) =>
+      Number(r.headers.get('x-ratelimit-remaining')),
+    );
 
   it('ignores X-Forwarded-For unless the proxy is trusted', async () => {
     server = await startTestServer({ anonymousLimits: { perMinute: 10, perDay: 100 } });

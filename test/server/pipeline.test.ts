@@ -17,7 +17,8 @@ const mark =
     next();
   };
 
-const fails = (how: string): RequestHandler =>
+const fails =
+  (how: string): RequestHandler =>
   (req, _res, next) => {
     if (req.query.fail !== how) return next();
     if (how === 'throw') throw new Error('thrown');
@@ -36,7 +37,20 @@ const answers: RequestHandler = (req, res, next) => {
 
 beforeAll(async () => {
   const app = express();
-  app.use(pipeline([mark('a'), fails('throw'), fails('next'), answers, mark('b'), fails('reject'), fails('later'), fails('route'), fails('router'), mark('c')]));
+  app.use(
+    pipeline([
+      mark('a'),
+      fails('throw'),
+      fails('next'),
+      answers,
+      mark('b'),
+      fails('reject'),
+      fails('later'),
+      fails('route'),
+      fails('router'),
+      mark('c'),
+    ]),
+  );
   app.use((_req, res) => {
     res.json({ fellThrough: true, ran: res.locals.ran });
   });

@@ -34,7 +34,14 @@ describe('rate limits per key', () => {
       expect(r).toMatchObject({ limit: 60, remaining: 60 - i, reset: minuteEnd, retryAfter: null });
     }
     const refused = await call(key);
-    expect(refused).toMatchObject({ status: 429, code: 'rate_limited', limit: 60, remaining: 0, reset: minuteEnd, retryAfter: minuteEnd - nowSec() });
+    expect(refused).toMatchObject({
+      status: 429,
+      code: 'rate_limited',
+      limit: 60,
+      remaining: 0,
+      reset: minuteEnd,
+      retryAfter: minuteEnd - nowSec(),
+    });
     expect(refused.message).toBe(`Rate limit of 60 requests per minute exceeded; retry after ${minuteEnd - nowSec()} seconds.`);
   });
 
@@ -135,7 +142,14 @@ describe('rate limits per key', () => {
     expect(await call(key)).toMatchObject({ status: 200, limit: 3, remaining: 0, reset: dayEnd });
     server.clock.advance(60_000);
     const refused = await call(key);
-    expect(refused).toMatchObject({ status: 429, code: 'rate_limited', limit: 3, remaining: 0, reset: dayEnd, retryAfter: dayEnd - nowSec() });
+    expect(refused).toMatchObject({
+      status: 429,
+      code: 'rate_limited',
+      limit: 3,
+      remaining: 0,
+      reset: dayEnd,
+      retryAfter: dayEnd - nowSec(),
+    });
     expect(refused.message).toContain('per day');
   });
 
@@ -155,7 +169,7 @@ describe('rate limits per key', () => {
 });
 
 describe('rate limits without a valid key', () => {
-  it('limits requests per client address and answers with that limiter\'s headers', async () => {
+  it("limits requests per client address and answers with that limiter's headers", async () => {
     for (let i = 1; i <= 5; i++) {
       expect(await call(undefined)).toMatchObject({ status: 401, limit: 5, remaining: 5 - i });
     }

@@ -19,7 +19,10 @@ const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 /** A service whose GET /pets takes `slowMs`, and a key for it. */
-async function slowService(slowMs: number, closed: string[]): Promise<{ service: RunningService; get: () => Promise<Response>; store: SqliteStore }> {
+async function slowService(
+  slowMs: number,
+  closed: string[],
+): Promise<{ service: RunningService; get: () => Promise<Response>; store: SqliteStore }> {
   const dir = mkdtempSync(join(tmpdir(), 'animal-store-service-'));
   dirs.push(dir);
   const store = SqliteStore.open(join(dir, 'store.db'));

@@ -40,8 +40,12 @@ describe('the one adapter that reaches into express-openapi-validator', () => {
   // The pin is exact, and this fails on any other version: re-run this file against the new one,
   // read the validator's changes to those files, then move both numbers together.
   it('runs against the exact version it was written for', () => {
-    const installed = (JSON.parse(readFileSync(join(ROOT, 'node_modules/express-openapi-validator/package.json'), 'utf8')) as { version: string }).version;
-    const pinned = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies['express-openapi-validator'];
+    const installed = (
+      JSON.parse(readFileSync(join(ROOT, 'node_modules/express-openapi-validator/package.json'), 'utf8')) as { version: string }
+    ).version;
+    const pinned = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies[
+      'express-openapi-validator'
+    ];
     expect({ installed, pinned }).toEqual({ installed: ADAPTED_VERSION, pinned: ADAPTED_VERSION });
   });
 });

@@ -35,31 +35,63 @@ const raiseMajor = (s: Spec) => {
 
 // Each kind of change the issue names, made to an otherwise unchanged contract.
 const breakingKinds: [string, RegExp, (spec: Spec) => void][] = [
-  ['an operation removed', /operation-removed/, (s) => {
-    delete s.paths['/pets/{petId}'].get;
-  }],
-  ['a response field removed', /property-removed/, (s) => {
-    delete s.components.schemas.Pet.properties.status;
-    s.components.schemas.Pet.required = s.components.schemas.Pet.required.filter((p: string) => p !== 'status');
-  }],
-  ['a range narrowed (limit maximum 100 → 50)', /Upper bound changed from '<= 100' to '<= 50'/, (s) => {
-    s.components.parameters.Limit.schema.maximum = 50;
-  }],
-  ['an enum value removed', /enum-values-removed/, (s) => {
-    s.components.schemas.PetStatus.enum = ['available', 'pending'];
-  }],
-  ['a required query parameter added', /parameter-became-required/, (s) => {
-    s.paths['/pets'].get.parameters.push({ name: 'owner', in: 'query', required: true, schema: { type: 'string' } });
-  }],
-  ['a body field made required', /required-properties-added/, (s) => {
-    s.components.schemas.NewPet.required.push('status');
-  }],
-  ['a status code removed', /response-removed/, (s) => {
-    delete s.paths['/pets/{petId}'].get.responses['404'];
-  }],
-  ['a type changed (categoryId integer → string)', /schema-type-changed/, (s) => {
-    s.components.schemas.CategoryId = { type: 'string', description: 'Now a slug.' };
-  }],
+  [
+    'an operation removed',
+    /operation-removed/,
+    (s) => {
+      delete s.paths['/pets/{petId}'].get;
+    },
+  ],
+  [
+    'a response field removed',
+    /property-removed/,
+    (s) => {
+      delete s.components.schemas.Pet.properties.status;
+      s.components.schemas.Pet.required = s.components.schemas.Pet.required.filter((p: string) => p !== 'status');
+    },
+  ],
+  [
+    'a range narrowed (limit maximum 100 → 50)',
+    /Upper bound changed from '<= 100' to '<= 50'/,
+    (s) => {
+      s.components.parameters.Limit.schema.maximum = 50;
+    },
+  ],
+  [
+    'an enum value removed',
+    /enum-values-removed/,
+    (s) => {
+      s.components.schemas.PetStatus.enum = ['available', 'pending'];
+    },
+  ],
+  [
+    'a required query parameter added',
+    /parameter-became-required/,
+    (s) => {
+      s.paths['/pets'].get.parameters.push({ name: 'owner', in: 'query', required: true, schema: { type: 'string' } });
+    },
+  ],
+  [
+    'a body field made required',
+    /required-properties-added/,
+    (s) => {
+      s.components.schemas.NewPet.required.push('status');
+    },
+  ],
+  [
+    'a status code removed',
+    /response-removed/,
+    (s) => {
+      delete s.paths['/pets/{petId}'].get.responses['404'];
+    },
+  ],
+  [
+    'a type changed (categoryId integer → string)',
+    /schema-type-changed/,
+    (s) => {
+      s.components.schemas.CategoryId = { type: 'string', description: 'Now a slug.' };
+    },
+  ],
 ];
 
 describe('compareContracts (Redocly diff with the contract’s rules)', () => {
@@ -72,46 +104,62 @@ describe('compareContracts (Redocly diff with the contract’s rules)', () => {
   });
 
   it.concurrent('lets the same breaking changes through once info.version’s major is raised', async () => {
-    const result = await compareContracts(basePath, mutated((s) => {
-      for (const [, , mutate] of [...breakingKinds].reverse()) mutate(s);
-      raiseMajor(s);
-    }));
+    const result = await compareContracts(
+      basePath,
+      mutated((s) => {
+        for (const [, , mutate] of [...breakingKinds].reverse()) mutate(s);
+        raiseMajor(s);
+      }),
+    );
     expect(new Set(result.breaking.map((c) => c.ruleId)).size).toBeGreaterThanOrEqual(7);
     expect(result).toMatchObject({ baseVersion: '1.0.0', revisionVersion: '2.0.0', majorRaised: true, passes: true });
   });
 
-  it.concurrent('passes additive changes: an optional parameter, a new response field, a new operation, a wider range, a new error code', async () => {
-    const revision = mutated((s) => {
-      s.paths['/pets'].get.parameters.push({ name: 'q', in: 'query', required: false, schema: { type: 'string', maxLength: 50 } });
-      s.components.schemas.Pet.properties.tag = { type: 'string', maxLength: 30 };
-      s.paths['/pets/{petId}'].delete = { ...structuredClone(s.paths['/pets/{petId}'].get), operationId: 'deletePet', deprecated: false };
-      s.components.parameters.Limit.schema.maximum = 200;
-      s.components.schemas.ErrorCode.enum.push('teapot');
-    });
-    const result = await compareContracts(basePath, revision);
-    expect(result.breaking).toEqual([]);
-    expect(result.compatible.minor).toBeGreaterThanOrEqual(3);
-    expect(result.allowed.map((c) => c.message)).toEqual([expect.stringContaining('teapot')]);
-    expect(result.changes).toHaveLength(result.allowed.length + result.compatible.minor + result.compatible.patch);
-    expect(result.changes).toContainEqual(expect.objectContaining({ class: 'allowed-by-contract', ruleId: 'enum-values-added', file: revision }));
-    expect(result.changes).toContainEqual(expect.objectContaining({ class: 'minor', where: 'DELETE /pets/{petId}', message: 'Operation added', ruleId: null }));
-    expect(result.passes).toBe(true);
-  });
+  it.concurrent(
+    'passes additive changes: an optional parameter, a new response field, a new operation, a wider range, a new error code',
+    async () => {
+      const revision = mutated((s) => {
+        s.paths['/pets'].get.parameters.push({ name: 'q', in: 'query', required: false, schema: { type: 'string', maxLength: 50 } });
+        s.components.schemas.Pet.properties.tag = { type: 'string', maxLength: 30 };
+        s.paths['/pets/{petId}'].delete = { ...structuredClone(s.paths['/pets/{petId}'].get), operationId: 'deletePet', deprecated: false };
+        s.components.parameters.Limit.schema.maximum = 200;
+        s.components.schemas.ErrorCode.enum.push('teapot');
+      });
+      const result = await compareContracts(basePath, revision);
+      expect(result.breaking).toEqual([]);
+      expect(result.compatible.minor).toBeGreaterThanOrEqual(3);
+      expect(result.allowed.map((c) => c.message)).toEqual([expect.stringContaining('teapot')]);
+      expect(result.changes).toHaveLength(result.allowed.length + result.compatible.minor + result.compatible.patch);
+      expect(result.changes).toContainEqual(
+        expect.objectContaining({ class: 'allowed-by-contract', ruleId: 'enum-values-added', file: revision }),
+      );
+      expect(result.changes).toContainEqual(
+        expect.objectContaining({ class: 'minor', where: 'DELETE /pets/{petId}', message: 'Operation added', ruleId: null }),
+      );
+      expect(result.passes).toBe(true);
+    },
+  );
 
   it.concurrent('reads a report larger than a pipe chunk (about 64 KiB) intact', async () => {
-    const result = await compareContracts(basePath, mutated((s) => {
-      for (let i = 1; i <= 20; i++) {
-        const copy = structuredClone(s.paths['/pets']);
-        for (const op of Object.values(copy) as { operationId?: string }[]) if (op.operationId) op.operationId += `Copy${i}`;
-        s.paths[`/pets-copy-${i}`] = copy;
-      }
-    }));
+    const result = await compareContracts(
+      basePath,
+      mutated((s) => {
+        for (let i = 1; i <= 20; i++) {
+          const copy = structuredClone(s.paths['/pets']);
+          for (const op of Object.values(copy) as { operationId?: string }[]) if (op.operationId) op.operationId += `Copy${i}`;
+          s.paths[`/pets-copy-${i}`] = copy;
+        }
+      }),
+    );
     expect(result.breaking).toEqual([]);
     expect(result.compatible.minor).toBeGreaterThanOrEqual(20);
   });
 
   it.concurrent('still counts a new value of a non-error enum as breaking (clients may switch on it)', async () => {
-    const result = await compareContracts(basePath, mutated((s) => s.components.schemas.PetStatus.enum.push('adopted')));
+    const result = await compareContracts(
+      basePath,
+      mutated((s) => s.components.schemas.PetStatus.enum.push('adopted')),
+    );
     expect(result.breaking.map((c) => c.ruleId)).toEqual(['enum-values-added']);
     expect(result.passes).toBe(false);
   });
@@ -120,11 +168,18 @@ describe('compareContracts (Redocly diff with the contract’s rules)', () => {
     const broken = join(workDir, 'broken.yaml');
     writeFileSync(broken, 'openapi: 3.1.0\npaths: [\n');
     await expect(compareContracts(basePath, broken)).rejects.toThrow(/broken\.yaml is not valid YAML.*line 3/s);
-    await expect(compareContracts(basePath, join(workDir, 'missing.yaml'))).rejects.toThrow(/Cannot read the OpenAPI document at .*missing\.yaml/);
+    await expect(compareContracts(basePath, join(workDir, 'missing.yaml'))).rejects.toThrow(
+      /Cannot read the OpenAPI document at .*missing\.yaml/,
+    );
   });
 
   it('refuses a version that is not semantic', async () => {
-    await expect(compareContracts(basePath, mutated((s) => (s.info.version = 'v2')))).rejects.toThrow(/info\.version .* is "v2", not a semantic version/);
+    await expect(
+      compareContracts(
+        basePath,
+        mutated((s) => (s.info.version = 'v2')),
+      ),
+    ).rejects.toThrow(/info\.version .* is "v2", not a semantic version/);
   });
 });
 
@@ -132,7 +187,8 @@ describe('npm run check:breaking (against git revisions)', () => {
   const repo = join(workDir, 'repo');
   const spec = join(repo, 'openapi.yaml');
   const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8' });
-  const check = (...args: string[]) => run(process.execPath, ['--import', TSX, join(ROOT, 'scripts/check-breaking.ts'), '--spec', spec, ...args], { cwd: repo });
+  const check = (...args: string[]) =>
+    run(process.execPath, ['--import', TSX, join(ROOT, 'scripts/check-breaking.ts'), '--spec', spec, ...args], { cwd: repo });
   const commit = (text: string, message: string) => {
     writeFileSync(spec, text);
     git('add', 'openapi.yaml');
@@ -142,7 +198,10 @@ describe('npm run check:breaking (against git revisions)', () => {
   /** The lines the text report lists under `heading`. */
   const listed = (stdout: string, heading: string) => {
     const lines = (stdout.split(`\n${heading}\n`)[1] ?? '').split('\n');
-    return lines.slice(0, lines.findIndex((line) => !line.startsWith('  ')));
+    return lines.slice(
+      0,
+      lines.findIndex((line) => !line.startsWith('  ')),
+    );
   };
 
   it('explains when there is nothing to compare with, and exits 0', async () => {
@@ -159,7 +218,9 @@ describe('npm run check:breaking (against git revisions)', () => {
     writeFileSync(spec, narrowed());
     const result = await check();
     expect(result.stdout).toMatch(/with its last committed version \([0-9a-f]+ "first contract"\)/);
-    expect(result.stdout).toMatch(/Breaking changes \(1\):\n\s+GET \/pets\s+Upper bound changed from '<= 100' to '<= 50'\. \[schema-constraint-changed\]\s+\(openapi\.yaml:\d+\)/);
+    expect(result.stdout).toMatch(
+      /Breaking changes \(1\):\n\s+GET \/pets\s+Upper bound changed from '<= 100' to '<= 50'\. \[schema-constraint-changed\]\s+\(openapi\.yaml:\d+\)/,
+    );
     expect(result.stdout).toMatch(/raise info\.version to 2\.0\.0/);
     expect(result.code).toBe(1);
   });
@@ -199,7 +260,9 @@ describe('npm run check:breaking (against git revisions)', () => {
       edit(added);
       const text = await check();
       expect(listed(text.stdout, 'Compatible changes, minor (2):')).toEqual([
-        expect.stringMatching(/^ {2}GET \/pets +Schema added at responses\/200\/content\/application\/json\/schema\/items\/properties\/nickname \[no rule\] +\(openapi\.yaml:\d+\)$/),
+        expect.stringMatching(
+          /^ {2}GET \/pets +Schema added at responses\/200\/content\/application\/json\/schema\/items\/properties\/nickname \[no rule\] +\(openapi\.yaml:\d+\)$/,
+        ),
         expect.stringMatching(/^ {2}DELETE \/pets\/\{petId\} +Operation added \[no rule\] +\(openapi\.yaml:\d+\)$/),
       ]);
       expect(text.stdout).toMatch(/✔ No breaking change/);
@@ -208,8 +271,22 @@ describe('npm run check:breaking (against git revisions)', () => {
       const json = await check('--json');
       const report = JSON.parse(json.stdout) as { changes: Record<string, unknown>[]; compatible: { minor: number; patch: number } };
       expect(report.changes).toEqual([
-        expect.objectContaining({ class: 'minor', where: 'GET /pets', pointer: expect.stringMatching(/\/properties\/nickname$/), ruleId: null, file: 'openapi.yaml', line: expect.any(Number) }),
-        expect.objectContaining({ class: 'minor', where: 'DELETE /pets/{petId}', message: 'Operation added', ruleId: null, file: 'openapi.yaml', line: expect.any(Number) }),
+        expect.objectContaining({
+          class: 'minor',
+          where: 'GET /pets',
+          pointer: expect.stringMatching(/\/properties\/nickname$/),
+          ruleId: null,
+          file: 'openapi.yaml',
+          line: expect.any(Number),
+        }),
+        expect.objectContaining({
+          class: 'minor',
+          where: 'DELETE /pets/{petId}',
+          message: 'Operation added',
+          ruleId: null,
+          file: 'openapi.yaml',
+          line: expect.any(Number),
+        }),
       ]);
       expect(report.compatible).toEqual({ minor: 2, patch: 0 });
       expect(json.code).toBe(0);
@@ -219,8 +296,13 @@ describe('npm run check:breaking (against git revisions)', () => {
         delete s.paths['/pets'].post;
       });
       const removed = await check();
-      expect(listed(removed.stdout, 'Breaking changes (1):')).toEqual([expect.stringMatching(/^ {2}POST \/pets +.* \[operation-removed\] +\([0-9a-f]{7}:openapi\.yaml:\d+\)$/)]);
-      expect(listed(removed.stdout, 'Compatible changes, minor (2):')).toEqual([expect.stringMatching(/nickname/), expect.stringMatching(/^ {2}DELETE \/pets\/\{petId\} /)]);
+      expect(listed(removed.stdout, 'Breaking changes (1):')).toEqual([
+        expect.stringMatching(/^ {2}POST \/pets +.* \[operation-removed\] +\([0-9a-f]{7}:openapi\.yaml:\d+\)$/),
+      ]);
+      expect(listed(removed.stdout, 'Compatible changes, minor (2):')).toEqual([
+        expect.stringMatching(/nickname/),
+        expect.stringMatching(/^ {2}DELETE \/pets\/\{petId\} /),
+      ]);
       expect(removed.code).toBe(1);
       const removedJson = JSON.parse((await check('--json')).stdout) as { changes: { class: string; ruleId: string | null }[] };
       expect(removedJson.changes.map((c) => `${c.class} ${c.ruleId}`)).toEqual(['breaking operation-removed', 'minor null', 'minor null']);

@@ -30,45 +30,89 @@ describe('npm run lint', () => {
 
   // Each broken copy breaks exactly one rule the project relies on; lint must fail and name it.
   const broken: [string, string, (spec: Spec) => void][] = [
-    ['a 201 without X-RateLimit-Remaining', 'response-contains-header', (s) => {
-      delete s.paths['/pets'].post.responses['201'].headers['X-RateLimit-Remaining'];
-    }],
-    ['an operation without 429', 'rule/operation-declares-common-errors', (s) => {
-      delete s.paths['/pets/{petId}'].get.responses['429'];
-    }],
-    ['an operation without 401', 'rule/operation-declares-common-errors', (s) => {
-      delete s.paths['/pets'].get.responses['401'];
-    }],
-    ['an example that does not match its schema', 'no-invalid-media-type-examples', (s) => {
-      s.components.examples.CreatePetResponseExample.value.name = 5;
-    }],
-    ['a 429 without Retry-After', 'response-contains-header', (s) => {
-      delete s.components.responses.TooManyRequests.headers['Retry-After'];
-    }],
-    ['an untagged operation', 'rule/operation-tagged', (s) => {
-      delete s.paths['/pets'].post.tags;
-    }],
-    ['an error response written inline', 'animal-store/error-response-by-reference', (s) => {
-      s.paths['/pets'].get.responses['400'] = structuredClone(s.components.responses.BadRequest);
-    }],
-    ['a deprecated operation without x-sunset', 'animal-store/deprecated-operation-has-sunset', (s) => {
-      delete s.paths['/pets/{petId}'].get['x-sunset'];
-    }],
-    ['an operation that is not deprecated answering with the deprecation headers', 'animal-store/deprecation-headers-only-when-deprecated', (s) => {
-      s.paths['/pets'].get.responses['400'] = { $ref: '#/components/responses/GetPetNotFound' };
-    }],
-    ['a schema name that is not PascalCase', 'rule/schema-names-pascal-case', (s) => {
-      s.components.schemas.pet_tag = { type: 'string', example: 'x' };
-      s.components.schemas.Pet.properties.tag = { $ref: '#/components/schemas/pet_tag' };
-    }],
+    [
+      'a 201 without X-RateLimit-Remaining',
+      'response-contains-header',
+      (s) => {
+        delete s.paths['/pets'].post.responses['201'].headers['X-RateLimit-Remaining'];
+      },
+    ],
+    [
+      'an operation without 429',
+      'rule/operation-declares-common-errors',
+      (s) => {
+        delete s.paths['/pets/{petId}'].get.responses['429'];
+      },
+    ],
+    [
+      'an operation without 401',
+      'rule/operation-declares-common-errors',
+      (s) => {
+        delete s.paths['/pets'].get.responses['401'];
+      },
+    ],
+    [
+      'an example that does not match its schema',
+      'no-invalid-media-type-examples',
+      (s) => {
+        s.components.examples.CreatePetResponseExample.value.name = 5;
+      },
+    ],
+    [
+      'a 429 without Retry-After',
+      'response-contains-header',
+      (s) => {
+        delete s.components.responses.TooManyRequests.headers['Retry-After'];
+      },
+    ],
+    [
+      'an untagged operation',
+      'rule/operation-tagged',
+      (s) => {
+        delete s.paths['/pets'].post.tags;
+      },
+    ],
+    [
+      'an error response written inline',
+      'animal-store/error-response-by-reference',
+      (s) => {
+        s.paths['/pets'].get.responses['400'] = structuredClone(s.components.responses.BadRequest);
+      },
+    ],
+    [
+      'a deprecated operation without x-sunset',
+      'animal-store/deprecated-operation-has-sunset',
+      (s) => {
+        delete s.paths['/pets/{petId}'].get['x-sunset'];
+      },
+    ],
+    [
+      'an operation that is not deprecated answering with the deprecation headers',
+      'animal-store/deprecation-headers-only-when-deprecated',
+      (s) => {
+        s.paths['/pets'].get.responses['400'] = { $ref: '#/components/responses/GetPetNotFound' };
+      },
+    ],
+    [
+      'a schema name that is not PascalCase',
+      'rule/schema-names-pascal-case',
+      (s) => {
+        s.components.schemas.pet_tag = { type: 'string', example: 'x' };
+        s.components.schemas.Pet.properties.tag = { $ref: '#/components/schemas/pet_tag' };
+      },
+    ],
   ];
 
   // Issue 13, finding 1: PetName's pattern of 1.0.0 was quadratic; lint must refuse it.
   it('fails on a copy with a pattern that backtracks super-linearly, naming the pattern and an attack string', async () => {
     const quadratic = '^[^\\u0000-\\u001F]*[^\\s\\u0000-\\u001F][^\\u0000-\\u001F]*$';
-    const result = await lintMutated('quadratic-pattern', (s) => {
-      s.components.schemas.PetName.pattern = quadratic;
-    }, 'stylish');
+    const result = await lintMutated(
+      'quadratic-pattern',
+      (s) => {
+        s.components.schemas.PetName.pattern = quadratic;
+      },
+      'stylish',
+    );
     expect(result.code).toBe(1);
     expect(result.output).toContain('animal-store/pattern-is-linear');
     expect(result.output).toContain(`/${quadratic}/ can backtrack super-linearly (2nd degree polynomial)`);
@@ -76,9 +120,13 @@ describe('npm run lint', () => {
   });
 
   it('fails on a copy with an exponential pattern', async () => {
-    const result = await lintMutated('exponential-pattern', (s) => {
-      s.components.schemas.Error.properties.message.pattern = '^(a|a)*$';
-    }, 'stylish');
+    const result = await lintMutated(
+      'exponential-pattern',
+      (s) => {
+        s.components.schemas.Error.properties.message.pattern = '^(a|a)*$';
+      },
+      'stylish',
+    );
     expect(result.code).toBe(1);
     expect(result.output).toMatch(/\/\^\(a\|a\)\*\$\/ can backtrack super-linearly \(exponential\)/);
   });
@@ -98,26 +146,43 @@ describe('npm run lint', () => {
     });
 
     it('fails on a request schema with a keyword the generator does not know, naming it with its line and JSON pointer', async () => {
-      const result = await lintMutated('tags-contains', (s) => {
-        s.components.schemas.NewPet.properties.tags = { ...structuredClone(TAGS), contains: { const: 'new' } };
-      }, 'codeframe');
+      const result = await lintMutated(
+        'tags-contains',
+        (s) => {
+          s.components.schemas.NewPet.properties.tags = { ...structuredClone(TAGS), contains: { const: 'new' } };
+        },
+        'codeframe',
+      );
       expect(result.code).toBe(1);
       expect(result.output).toContain('Error was generated by the animal-store/schema-keyword-supported rule.');
-      expect(result.output).toContain('Schema keyword "contains" is not supported by the property-test generator (test/property/schema-arbitraries.ts).');
+      expect(result.output).toContain(
+        'Schema keyword "contains" is not supported by the property-test generator (test/property/schema-arbitraries.ts).',
+      );
       expect(result.output).toMatch(/tags-contains\.yaml:\d+:\d+ at #\/components\/schemas\/NewPet\/properties\/tags\/contains\n/);
       expect(result.output).toContain('At #/components/schemas/NewPet/properties/tags/contains.');
     });
 
     it('fails on nullable (with what to write instead), an unknown format and a recursive schema, in parameters as in bodies', async () => {
-      const result = await lintMutated('unsupported-schemas', (s) => {
-        s.components.parameters.Cursor.schema.nullable = true;
-        s.components.schemas.NewPet.properties.homepage = { type: 'string', format: 'iri' };
-        s.components.schemas.Family = { type: 'object', properties: { children: { type: 'array', items: { $ref: '#/components/schemas/Family' } } } };
-        s.components.schemas.NewPet.properties.family = { $ref: '#/components/schemas/Family' };
-      }, 'codeframe');
+      const result = await lintMutated(
+        'unsupported-schemas',
+        (s) => {
+          s.components.parameters.Cursor.schema.nullable = true;
+          s.components.schemas.NewPet.properties.homepage = { type: 'string', format: 'iri' };
+          s.components.schemas.Family = {
+            type: 'object',
+            properties: { children: { type: 'array', items: { $ref: '#/components/schemas/Family' } } },
+          };
+          s.components.schemas.NewPet.properties.family = { $ref: '#/components/schemas/Family' };
+        },
+        'codeframe',
+      );
       expect(result.code).toBe(1);
-      expect(result.output).toMatch(/at #\/components\/parameters\/Cursor\/schema\/nullable\n\nSchema keyword "nullable" is not supported .*write type: \[<type>, 'null'\] instead/);
-      expect(result.output).toMatch(/at #\/components\/schemas\/NewPet\/properties\/homepage\/format\n\nFormat "iri" is not one the property-test generator makes values for/);
+      expect(result.output).toMatch(
+        /at #\/components\/parameters\/Cursor\/schema\/nullable\n\nSchema keyword "nullable" is not supported .*write type: \[<type>, 'null'\] instead/,
+      );
+      expect(result.output).toMatch(
+        /at #\/components\/schemas\/NewPet\/properties\/homepage\/format\n\nFormat "iri" is not one the property-test generator makes values for/,
+      );
       expect(result.output).toMatch(
         /at #\/components\/schemas\/Family\/properties\/children\/items\/\$ref\n\n\$ref "#\/components\/schemas\/Family" leads back into a schema it is inside/,
       );
@@ -135,36 +200,76 @@ describe('npm run lint', () => {
   // animal-store/response-examples-consistent: every example the mock can send agrees with
   // itself and with its operation. One broken copy per check, each known by its message.
   const inconsistent: [string, string, (spec: Spec) => void][] = [
-    ['an Error example whose status is not its response code', "PetNotFoundExample (404): the Error body says status 410, the response is 404", (s) => {
-      s.components.examples.PetNotFoundExample.value.status = 410;
-    }],
-    ['an Error example whose code goes with another status', 'InternalErrorExample (500): the error code service_unavailable goes with status 503, not 500', (s) => {
-      s.components.examples.InternalErrorExample.value.code = 'service_unavailable';
-    }],
-    ['a 400 example without details', 'InvalidQueryExample (400): a 400 Error body names each offending field in details', (s) => {
-      delete s.components.examples.InvalidQueryExample.value.details;
-    }],
-    ['a 429 example with requests remaining', 'RateLimitedExample (429): a 429 has X-RateLimit-Remaining 0, not 59', (s) => {
-      delete s.components.examples.RateLimitedExample['x-headers']['X-RateLimit-Remaining'];
-    }],
-    ['a 429 example whose Retry-After is not the wait its message states', 'KeyTemporarilyBannedExample (429): the message says 600 more seconds but Retry-After is 30', (s) => {
-      s.components.examples.KeyTemporarilyBannedExample['x-headers']['Retry-After'] = 30;
-    }],
-    ['a 503 example whose Retry-After is not the wait its message states', 'ServiceUnavailableExample (503): the message says 5 seconds but Retry-After is 30', (s) => {
-      delete s.components.examples.ServiceUnavailableExample['x-headers'];
-    }],
-    ['a rate_limited example whose limit is not X-RateLimit-Limit', 'RateLimitedExample (429): the message states a limit of 60 but X-RateLimit-Limit is 300', (s) => {
-      s.components.examples.RateLimitedExample['x-headers']['X-RateLimit-Limit'] = 300;
-    }],
-    ['more requests remaining than the limit', 'X-RateLimit-Remaining 61 is more than X-RateLimit-Limit 60', (s) => {
-      s.components.headers['X-RateLimit-Remaining'].example = 61;
-    }],
-    ['x-headers naming a header its response does not declare', 'RateLimitedExample: x-headers gives X-RateLimit-Remainder, which the 429 response does not declare', (s) => {
-      s.components.examples.RateLimitedExample['x-headers']['X-RateLimit-Remainder'] = 0;
-    }],
-    ['an operation none of whose 400 examples fits it', 'listPets declares 400 but none of its examples names only inputs listPets has', (s) => {
-      s.components.examples.InvalidQueryExample.value.details[0].field = 'query.colour';
-    }],
+    [
+      'an Error example whose status is not its response code',
+      'PetNotFoundExample (404): the Error body says status 410, the response is 404',
+      (s) => {
+        s.components.examples.PetNotFoundExample.value.status = 410;
+      },
+    ],
+    [
+      'an Error example whose code goes with another status',
+      'InternalErrorExample (500): the error code service_unavailable goes with status 503, not 500',
+      (s) => {
+        s.components.examples.InternalErrorExample.value.code = 'service_unavailable';
+      },
+    ],
+    [
+      'a 400 example without details',
+      'InvalidQueryExample (400): a 400 Error body names each offending field in details',
+      (s) => {
+        delete s.components.examples.InvalidQueryExample.value.details;
+      },
+    ],
+    [
+      'a 429 example with requests remaining',
+      'RateLimitedExample (429): a 429 has X-RateLimit-Remaining 0, not 59',
+      (s) => {
+        delete s.components.examples.RateLimitedExample['x-headers']['X-RateLimit-Remaining'];
+      },
+    ],
+    [
+      'a 429 example whose Retry-After is not the wait its message states',
+      'KeyTemporarilyBannedExample (429): the message says 600 more seconds but Retry-After is 30',
+      (s) => {
+        s.components.examples.KeyTemporarilyBannedExample['x-headers']['Retry-After'] = 30;
+      },
+    ],
+    [
+      'a 503 example whose Retry-After is not the wait its message states',
+      'ServiceUnavailableExample (503): the message says 5 seconds but Retry-After is 30',
+      (s) => {
+        delete s.components.examples.ServiceUnavailableExample['x-headers'];
+      },
+    ],
+    [
+      'a rate_limited example whose limit is not X-RateLimit-Limit',
+      'RateLimitedExample (429): the message states a limit of 60 but X-RateLimit-Limit is 300',
+      (s) => {
+        s.components.examples.RateLimitedExample['x-headers']['X-RateLimit-Limit'] = 300;
+      },
+    ],
+    [
+      'more requests remaining than the limit',
+      'X-RateLimit-Remaining 61 is more than X-RateLimit-Limit 60',
+      (s) => {
+        s.components.headers['X-RateLimit-Remaining'].example = 61;
+      },
+    ],
+    [
+      'x-headers naming a header its response does not declare',
+      'RateLimitedExample: x-headers gives X-RateLimit-Remainder, which the 429 response does not declare',
+      (s) => {
+        s.components.examples.RateLimitedExample['x-headers']['X-RateLimit-Remainder'] = 0;
+      },
+    ],
+    [
+      'an operation none of whose 400 examples fits it',
+      'listPets declares 400 but none of its examples names only inputs listPets has',
+      (s) => {
+        s.components.examples.InvalidQueryExample.value.details[0].field = 'query.colour';
+      },
+    ],
   ];
 
   it.each(inconsistent)('fails on a copy with %s (animal-store/response-examples-consistent)', async (name, message, mutate) => {

@@ -38,11 +38,19 @@ function regexesIn(file: string): { literal: Found[]; dynamic: string[] } {
     if (ts.isRegularExpressionLiteral(node)) {
       const end = node.text.lastIndexOf('/');
       literal.push({ where: where(node), source: node.text.slice(1, end), flags: node.text.slice(end + 1) });
-    } else if ((ts.isNewExpression(node) || ts.isCallExpression(node)) && ts.isIdentifier(node.expression) && node.expression.text === 'RegExp') {
+    } else if (
+      (ts.isNewExpression(node) || ts.isCallExpression(node)) &&
+      ts.isIdentifier(node.expression) &&
+      node.expression.text === 'RegExp'
+    ) {
       const [pattern, flags] = node.arguments ?? [];
       const isText = (arg: ts.Node | undefined) => arg === undefined || ts.isStringLiteral(arg) || ts.isNoSubstitutionTemplateLiteral(arg);
       if (pattern && isText(pattern) && isText(flags)) {
-        literal.push({ where: where(node), source: (pattern as ts.StringLiteral).text, flags: (flags as ts.StringLiteral | undefined)?.text ?? '' });
+        literal.push({
+          where: where(node),
+          source: (pattern as ts.StringLiteral).text,
+          flags: (flags as ts.StringLiteral | undefined)?.text ?? '',
+        });
       } else {
         dynamic.push(where(node).replace(/:\d+$/, ''));
       }
@@ -70,7 +78,9 @@ const files = sourceFiles(join(ROOT, 'src'));
 const found = files.map(regexesIn);
 const literals = found.flatMap((f) => f.literal);
 const dynamicFiles = [...new Set(found.flatMap((f) => f.dynamic))];
-const built = Object.entries(DYNAMIC).flatMap(([file, build]) => build().map((re) => ({ where: `${file} (built)`, source: re.source, flags: re.flags })));
+const built = Object.entries(DYNAMIC).flatMap(([file, build]) =>
+  build().map((re) => ({ where: `${file} (built)`, source: re.source, flags: re.flags })),
+);
 
 describe('regular expressions in src/', () => {
   it('are found (the scan works)', () => {

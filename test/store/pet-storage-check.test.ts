@@ -17,46 +17,66 @@ describe('the storage gate (npm run generate and npm run check report it)', () =
   });
 
   it('lets an optional field through, and a required one that NewPet requires or defaults', () => {
-    expect(petStorageGaps(edited((s) => {
-      s.NewPet!.properties.tags = TAGS;
-      s.Pet!.properties.tags = TAGS;
-    }))).toEqual([]);
-    expect(petStorageGaps(edited((s) => {
-      s.NewPet!.properties.tags = { ...TAGS, default: [] };
-      s.Pet!.properties.tags = TAGS;
-      s.Pet!.required.push('tags');
-    }))).toEqual([]);
-    expect(petStorageGaps(edited((s) => {
-      s.NewPet!.properties.tags = TAGS;
-      s.NewPet!.required.push('tags');
-      s.Pet!.properties.tags = TAGS;
-      s.Pet!.required.push('tags');
-    }))).toEqual([]);
+    expect(
+      petStorageGaps(
+        edited((s) => {
+          s.NewPet!.properties.tags = TAGS;
+          s.Pet!.properties.tags = TAGS;
+        }),
+      ),
+    ).toEqual([]);
+    expect(
+      petStorageGaps(
+        edited((s) => {
+          s.NewPet!.properties.tags = { ...TAGS, default: [] };
+          s.Pet!.properties.tags = TAGS;
+          s.Pet!.required.push('tags');
+        }),
+      ),
+    ).toEqual([]);
+    expect(
+      petStorageGaps(
+        edited((s) => {
+          s.NewPet!.properties.tags = TAGS;
+          s.NewPet!.required.push('tags');
+          s.Pet!.properties.tags = TAGS;
+          s.Pet!.required.push('tags');
+        }),
+      ),
+    ).toEqual([]);
   });
 
   it('names a required Pet field that nothing stores, and the migration that would store it', () => {
-    const gaps = petStorageGaps(edited((s) => {
-      s.Pet!.properties.createdAt = { type: 'string', format: 'date-time' };
-      s.Pet!.required.push('createdAt');
-    }));
+    const gaps = petStorageGaps(
+      edited((s) => {
+        s.Pet!.properties.createdAt = { type: 'string', format: 'date-time' };
+        s.Pet!.required.push('createdAt');
+      }),
+    );
     expect(gaps).toHaveLength(1);
     expect(gaps[0]).toMatch(/^Pet\.createdAt is required in every animal returned, but no store keeps it: NewPet does not have it/);
-    expect(gaps[0]).toContain('a migration named "add pets.created_at" in src/service/store/sqlite/migrations.ts and src/service/store/postgres/migrations.ts');
+    expect(gaps[0]).toContain(
+      'a migration named "add pets.created_at" in src/service/store/sqlite/migrations.ts and src/service/store/postgres/migrations.ts',
+    );
   });
 
   it('names a required Pet field that NewPet has but does not always send', () => {
-    const gaps = petStorageGaps(edited((s) => {
-      s.NewPet!.properties.tags = TAGS;
-      s.Pet!.properties.tags = TAGS;
-      s.Pet!.required.push('tags');
-    }));
+    const gaps = petStorageGaps(
+      edited((s) => {
+        s.NewPet!.properties.tags = TAGS;
+        s.Pet!.properties.tags = TAGS;
+        s.Pet!.required.push('tags');
+      }),
+    );
     expect(gaps).toEqual([expect.stringMatching(/^Pet\.tags is required .* NewPet has it but neither requires it nor gives it a default/)]);
   });
 
   it('names a NewPet field that Pet does not declare, since it would be stored and returned', () => {
-    const gaps = petStorageGaps(edited((s) => {
-      s.NewPet!.properties.secret = { type: 'string' };
-    }));
+    const gaps = petStorageGaps(
+      edited((s) => {
+        s.NewPet!.properties.secret = { type: 'string' };
+      }),
+    );
     expect(gaps).toEqual([expect.stringMatching(/^NewPet\.secret is stored and returned with the animal, but Pet does not declare it/)]);
   });
 });

@@ -40,7 +40,13 @@ describe.skipIf(!enabled)('PostgreSQL store', () => {
     const viaProxy = new URL(TEST_DATABASE_URL);
     viaProxy.hostname = '127.0.0.1';
     viaProxy.port = String(proxy.port);
-    const store = await PostgresStore.open({ url: viaProxy.toString(), schema: newSchemaName(), connectTimeoutMs: 300, queryTimeoutMs: 500, onPoolError: () => {} });
+    const store = await PostgresStore.open({
+      url: viaProxy.toString(),
+      schema: newSchemaName(),
+      connectTimeoutMs: 300,
+      queryTimeoutMs: 500,
+      onPoolError: () => {},
+    });
     try {
       await store.ping();
       proxy.setMode('refuse');

@@ -50,7 +50,18 @@ describe('SQLite store file', () => {
   it('sees a key revoked by another connection (the keys CLI, another instance) on lookups a millisecond later, though it caches keys', async () => {
     const path = freshPath();
     const store = SqliteStore.open(path);
-    const record = { id: 'key_other', name: 'x', plan: 'free' as const, perMinute: null, perDay: null, environment: 'production' as const, hash: 'h'.repeat(64), displayPrefix: 'as_prod_abcd', createdAt: '2026-01-01T00:00:00.000Z', revokedAt: null };
+    const record = {
+      id: 'key_other',
+      name: 'x',
+      plan: 'free' as const,
+      perMinute: null,
+      perDay: null,
+      environment: 'production' as const,
+      hash: 'h'.repeat(64),
+      displayPrefix: 'as_prod_abcd',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      revokedAt: null,
+    };
     await store.insertKey(record);
     expect((await store.findKeyByHash(record.hash))?.revokedAt).toBeNull();
     const other = new Database(path);
@@ -118,7 +129,11 @@ describe('SQLite store file', () => {
       (store as unknown as { db: Database.Database }).db.exec(
         "CREATE TEMP TRIGGER fail_boom BEFORE INSERT ON pets WHEN NEW.name = 'Boom' BEGIN SELECT RAISE(ROLLBACK, 'disk on fire'); END",
       );
-      const outcomes = await Promise.allSettled([store.createPet(rex(1)), store.createPet({ ...rex(2), name: 'Boom' }), store.createPet(rex(3))]);
+      const outcomes = await Promise.allSettled([
+        store.createPet(rex(1)),
+        store.createPet({ ...rex(2), name: 'Boom' }),
+        store.createPet(rex(3)),
+      ]);
       expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
       expect(String((outcomes[2] as PromiseRejectedResult).reason)).toMatch(/disk on fire/);
       const other = new Database(path, { readonly: true });
@@ -163,7 +178,9 @@ describe('SQLite store file', () => {
     const path = freshPath();
     SqliteStore.open(path).close();
     const db = new Database(path);
-    const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT ${PET_SELECT} FROM pets WHERE status = 'sold' AND id > 0 ORDER BY id LIMIT 21`).all() as { detail: string }[];
+    const plan = db
+      .prepare(`EXPLAIN QUERY PLAN SELECT ${PET_SELECT} FROM pets WHERE status = 'sold' AND id > 0 ORDER BY id LIMIT 21`)
+      .all() as { detail: string }[];
     db.close();
     const details = plan.map((p) => p.detail).join('\n');
     expect(details).toContain('USING COVERING INDEX pets_status_page');

@@ -8,7 +8,10 @@ export const ADDED = { operationId: 'removeAddedByTest', method: 'delete', path:
 const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
 /** The headers every response declares (redocly.yaml's response-contains-header). */
 export const RESPONSE_HEADERS = Object.fromEntries(
-  ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id'].map((name) => [name, { $ref: `#/components/headers/${name}` }]),
+  ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id'].map((name) => [
+    name,
+    { $ref: `#/components/headers/${name}` },
+  ]),
 );
 
 /**

@@ -31,7 +31,9 @@ function exampleOf(doc: OpenApiDocument, op: OperationInfo, p: Parameter): strin
 export function exampleRequest(doc: OpenApiDocument, op: OperationInfo): ExampleRequest {
   const pathItem = doc.paths[op.path] ?? {};
   const operation = pathItem[op.method] as { parameters?: unknown[]; requestBody?: unknown };
-  const parameters = [...((pathItem.parameters as unknown[]) ?? []), ...(operation.parameters ?? [])].map((p) => resolveRef<Parameter>(doc, p));
+  const parameters = [...((pathItem.parameters as unknown[]) ?? []), ...(operation.parameters ?? [])].map((p) =>
+    resolveRef<Parameter>(doc, p),
+  );
   let path = op.path;
   const query = new URLSearchParams();
   const headers: Record<string, string> = {};
@@ -42,8 +44,10 @@ export function exampleRequest(doc: OpenApiDocument, op: OperationInfo): Example
   }
   const init: ExampleRequest['init'] = { method: op.method.toUpperCase(), headers };
   if (operation.requestBody !== undefined) {
-    const media = resolveRef<{ content?: Record<string, { examples?: Record<string, unknown>; example?: unknown }> }>(doc, operation.requestBody)
-      .content?.['application/json'];
+    const media = resolveRef<{ content?: Record<string, { examples?: Record<string, unknown>; example?: unknown }> }>(
+      doc,
+      operation.requestBody,
+    ).content?.['application/json'];
     const named = Object.values(media?.examples ?? {})[0];
     const body = named === undefined ? media?.example : resolveRef<{ value?: unknown }>(doc, named).value;
     if (body === undefined) throw new Error(`${op.operationId}: the request body has no example to build a request from`);

@@ -12,8 +12,7 @@ export interface RawResponse {
 
 /** What came back on one connection: a response, or the server closing it without one. */
 export type RawOutcome =
-  | { kind: 'response'; response: RawResponse; raw: Buffer; partsWritten: number }
-  | { kind: 'closed'; partsWritten: number };
+  { kind: 'response'; response: RawResponse; raw: Buffer; partsWritten: number } | { kind: 'closed'; partsWritten: number };
 
 /** One request written by hand: every header line as given, duplicates and odd spellings kept. */
 export interface RawRequest {

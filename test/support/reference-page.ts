@@ -40,7 +40,10 @@ export async function checkReferencePage(browser: Browser, url: string, allowedO
   // The tag's list of operations marks the deprecated ones (GET /pets/{petId}), and only those,
   // deprecated (the badge's text is lower case, Redoc shortens delete and options; CSS capitalises it).
   const operationLinks = page.locator('a').filter({ hasText: /^\s*(get|post|put|patch|delete|del|head|options|opts|trace)\s*\//i });
-  await operationLinks.filter({ hasText: /deprecated\s*$/i }).first().waitFor({ timeout: 10_000 });
+  await operationLinks
+    .filter({ hasText: /deprecated\s*$/i })
+    .first()
+    .waitFor({ timeout: 10_000 });
   expect(await operationLinks.count()).toBe(operations.length);
   const deprecatedLinks = operationLinks.filter({ hasText: /deprecated\s*$/i });
   expect(await deprecatedLinks.count()).toBe(operations.filter((op) => op.deprecated).length);
@@ -48,8 +51,14 @@ export async function checkReferencePage(browser: Browser, url: string, allowedO
 
   await page.getByText('Fetch an animal', { exact: true }).first().click();
   await page.getByRole('heading', { name: 'Fetch an animal' }).waitFor({ timeout: 10_000 });
-  await page.getByText(/^deprecated$/i).first().waitFor({ timeout: 10_000 });
-  await page.getByText(/will be removed\s+on 5 December 2030/).first().waitFor({ timeout: 10_000 });
+  await page
+    .getByText(/^deprecated$/i)
+    .first()
+    .waitFor({ timeout: 10_000 });
+  await page
+    .getByText(/will be removed\s+on 5 December 2030/)
+    .first()
+    .waitFor({ timeout: 10_000 });
 
   mkdirSync(join(ROOT, 'test-results'), { recursive: true });
   // Redoc swaps the content in after navigation; wait for the operation to be painted.

@@ -22,15 +22,30 @@ export interface ProcessOptions {
 }
 
 /** Starts `src/service/main.ts` on `databasePath` (or `env.DATABASE_URL`) and a free port; resolves once it listens. */
-export async function startServerProcess(databasePath: string, env: Record<string, string> = {}, options: ProcessOptions = {}): Promise<ServerProcess> {
+export async function startServerProcess(
+  databasePath: string,
+  env: Record<string, string> = {},
+  options: ProcessOptions = {},
+): Promise<ServerProcess> {
   // One process (not the tsx wrapper, which would leave its child behind on SIGKILL).
-  const node = [process.execPath, ...(options.compiled ? [`${ROOT}dist/src/service/main.js`] : ['--import', 'tsx', `${ROOT}src/service/main.ts`])];
+  const node = [
+    process.execPath,
+    ...(options.compiled ? [`${ROOT}dist/src/service/main.js`] : ['--import', 'tsx', `${ROOT}src/service/main.ts`]),
+  ];
   const [command, ...args] = options.core === undefined ? node : ['taskset', '-c', String(options.core), ...node];
   // A free port chosen here, so that finding the service depends on no log line (LOG_LEVEL may hide them).
   const port = await freePort();
   const child = spawn(command!, args, {
     cwd: ROOT,
-    env: { ...process.env, HOST: '127.0.0.1', DATABASE_PATH: databasePath, NODE_ENV: 'production', LOG_LEVEL: 'info', ...env, PORT: String(port) },
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      DATABASE_PATH: databasePath,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'info',
+      ...env,
+      PORT: String(port),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -50,7 +65,10 @@ export async function startServerProcess(databasePath: string, env: Record<strin
 async function waitUntilReady(base: string, timeoutMs: number): Promise<void> {
   const ready = new URL('/readyz', base).href;
   for (let i = 0; i < timeoutMs / 50; i++) {
-    const status = await fetch(ready).then((r) => r.status, () => 0);
+    const status = await fetch(ready).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 200) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -61,7 +79,13 @@ async function waitUntilReady(base: string, timeoutMs: number): Promise<void> {
 export async function keyInFile(databasePath: string): Promise<string> {
   const store = SqliteStore.open(databasePath);
   try {
-    return (await issueKey(store, { name: 'process test', plan: 'enterprise', environment: 'production', perMinute: 100_000, perDay: 1_000_000 }, new Date())).key;
+    return (
+      await issueKey(
+        store,
+        { name: 'process test', plan: 'enterprise', environment: 'production', perMinute: 100_000, perDay: 1_000_000 },
+        new Date(),
+      )
+    ).key;
   } finally {
     await store.close();
   }

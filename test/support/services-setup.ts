@@ -21,7 +21,13 @@ async function postgresProblem(url: string): Promise<string | null> {
 
 /** Why Redis at `url` cannot be used, or null when it answers. */
 async function redisProblem(url: string): Promise<string | null> {
-  const client = new Redis(url, { lazyConnect: true, connectTimeout: 1500, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
+  const client = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 1500,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+  });
   // ioredis rejects with "Connection is closed."; the error event says why.
   let cause: Error | undefined;
   client.on('error', (error: Error) => (cause ??= error));
@@ -46,7 +52,8 @@ export default async function setup(): Promise<void> {
   if (!process.env.TEST_DATABASE_URL) {
     const problem = await postgresProblem(DEFAULT_TEST_DATABASE_URL);
     if (problem === null) process.env.TEST_DATABASE_URL = DEFAULT_TEST_DATABASE_URL;
-    else process.env.TEST_DATABASE_SKIPPED = `TEST_DATABASE_URL is not set and PostgreSQL does not answer at ${DEFAULT_TEST_DATABASE_URL} (${problem})`;
+    else
+      process.env.TEST_DATABASE_SKIPPED = `TEST_DATABASE_URL is not set and PostgreSQL does not answer at ${DEFAULT_TEST_DATABASE_URL} (${problem})`;
   }
   if (!process.env.TEST_REDIS_URL) {
     const problem = await redisProblem(DEFAULT_TEST_REDIS_URL);

@@ -92,8 +92,7 @@ export async function startTestServer(options: TestServerOptions = {}) {
     (await issueKey(store, { name: `test ${plan}`, plan, environment: env, ...limits }, new Date(clock.now()))).key;
 
   /** A typed client (openapi-fetch) sending `key`. */
-  const client = (key?: string) =>
-    createClient<paths>({ baseUrl, headers: key ? { Authorization: `Bearer ${key}` } : {} });
+  const client = (key?: string) => createClient<paths>({ baseUrl, headers: key ? { Authorization: `Bearer ${key}` } : {} });
 
   return {
     baseUrl,

@@ -8,7 +8,10 @@ const pet = { id: 1, name: 'Rex', categoryId: 3, status: 'available' as const };
 
 // What the contract allows compiles.
 export const fine: Handler<'listPets'> = async ({ query }) => ({ status: 200, body: [pet], headers: { Link: `<${query.limit ?? 20}>` } });
-export const fineCreate: Handler<'createPet'> = async ({ body, headers }) => ({ status: 201, body: { ...pet, name: body.name + (headers['Idempotency-Key'] ?? '') } });
+export const fineCreate: Handler<'createPet'> = async ({ body, headers }) => ({
+  status: 201,
+  body: { ...pet, name: body.name + (headers['Idempotency-Key'] ?? '') },
+});
 
 // A status the operation does not declare.
 // @ts-expect-error listPets has no 201

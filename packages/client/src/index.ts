@@ -94,7 +94,8 @@ function defaultDeprecationWarning(notice: DeprecationNotice): void {
   const message = `Animal Store API: ${notice.operation} is deprecated${when}.${instead}`;
   // Chosen at run time: in Node.js a DeprecationWarning (which --no-deprecation silences), in a
   // browser the console. Nothing of Node is imported, so bundlers need no shim.
-  const nodeProcess = (globalThis as { process?: { emitWarning?: (message: string, options: { type: string; code: string }) => void } }).process;
+  const nodeProcess = (globalThis as { process?: { emitWarning?: (message: string, options: { type: string; code: string }) => void } })
+    .process;
   if (typeof nodeProcess?.emitWarning === 'function') {
     nodeProcess.emitWarning(message, { type: 'DeprecationWarning', code: 'ANIMAL_STORE_DEPRECATED' });
   } else {

@@ -8,7 +8,11 @@ export function parseNextLink(header: string | null): URL | null {
   for (const part of header.split(/,(?=\s*<)/)) {
     const match = /^\s*<([^>]*)>(.*)$/.exec(part);
     if (!match) continue;
-    const rels = /;\s*rel="?([^";]+)"?/i.exec(match[2] ?? '')?.[1]?.toLowerCase().split(/\s+/) ?? [];
+    const rels =
+      /;\s*rel="?([^";]+)"?/i
+        .exec(match[2] ?? '')?.[1]
+        ?.toLowerCase()
+        .split(/\s+/) ?? [];
     if (rels.includes('next')) return new URL(match[1]!, 'http://link.invalid');
   }
   return null;

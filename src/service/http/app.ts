@@ -82,9 +82,15 @@ export function createApp(deps: AppDependencies): Express {
   const paths = new PathMatcher(operations, basePath);
   const handlers = deps.handlers ?? generatedHandlers;
   // Stubs written by `npm run generate` answer 501 until someone writes them: say so at start.
-  const stubbed = unimplemented(operations.map((op) => op.operationId), handlers);
+  const stubbed = unimplemented(
+    operations.map((op) => op.operationId),
+    handlers,
+  );
   if (stubbed.length > 0) {
-    deps.logger.warn({ unimplemented: stubbed }, `${stubbed.map(notImplementedHint).join('; ')}. Until then each answers 501 not_implemented.`);
+    deps.logger.warn(
+      { unimplemented: stubbed },
+      `${stubbed.map(notImplementedHint).join('; ')}. Until then each answers 501 not_implemented.`,
+    );
   }
   const app = express();
   app.disable('x-powered-by');

@@ -26,7 +26,10 @@ const document = (content: Buffer | string, type: string): Document => {
     body(encoding) {
       let body = compressed.get(encoding);
       if (!body) {
-        body = encoding === 'br' ? brotliCompressSync(identity, { params: { [zlib.BROTLI_PARAM_QUALITY]: 9 } }) : gzipSync(identity, { level: 9 });
+        body =
+          encoding === 'br'
+            ? brotliCompressSync(identity, { params: { [zlib.BROTLI_PARAM_QUALITY]: 9 } })
+            : gzipSync(identity, { level: 9 });
         compressed.set(encoding, body);
       }
       return body;
@@ -76,7 +79,12 @@ function send(req: Request, res: Response, doc: Document): void {
  * when it is missing or older than openapi.yaml and Redocly is installed). Served compressed
  * (br or gzip, each compressed once) to clients that take it, and behind `limit` (per address).
  */
-export function contractDocuments(spec: OpenApiDocument, specText: string | null, limit: RequestHandler, docsPath: string = DOCS_PATH): Router {
+export function contractDocuments(
+  spec: OpenApiDocument,
+  specText: string | null,
+  limit: RequestHandler,
+  docsPath: string = DOCS_PATH,
+): Router {
   const router = Router({ caseSensitive: true });
   router.use(['/openapi.yaml', '/openapi.json', '/docs'], limit);
   const yaml = document(specText ?? stringify(spec), 'application/yaml; charset=utf-8');

@@ -18,7 +18,9 @@ export interface HandlerInput<K extends OperationId> {
 }
 
 /** The headers a response declares, without the index signature openapi-typescript adds. */
-type DeclaredHeaders<R> = R extends { headers: infer H } ? { [N in keyof H as string extends N ? never : N]?: H[N] } : Record<string, never>;
+type DeclaredHeaders<R> = R extends { headers: infer H }
+  ? { [N in keyof H as string extends N ? never : N]?: H[N] }
+  : Record<string, never>;
 /**
  * One response as a handler writes it: a response with a JSON body needs `body`; one without
  * content (openapi-typescript writes `content?: never`, as for a 204) takes none.

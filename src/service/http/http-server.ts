@@ -56,7 +56,10 @@ export function createHttpServer(app: Express, options: HttpServerOptions): Serv
   const timeouts = { ...HTTP_TIMEOUTS, ...options.timeouts };
   // Node enforces the two request timeouts only when it checks its connections (every 30 s by
   // default), which would let a slow client hold a connection up to 30 s past them.
-  const connectionsCheckingIntervalMs = Math.max(10, Math.min(1000, Math.floor(Math.min(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs) / 4)));
+  const connectionsCheckingIntervalMs = Math.max(
+    10,
+    Math.min(1000, Math.floor(Math.min(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs) / 4)),
+  );
   const server = createServer({ connectionsCheckingInterval: connectionsCheckingIntervalMs }, app);
   // The last response of each connection, for refusals that must wait for it (below). Keyed
   // weakly by the socket: at most one response per open connection, gone with the connection.
@@ -99,7 +102,9 @@ export function createHttpServer(app: Express, options: HttpServerOptions): Serv
       `X-Request-Id: ${requestId}`,
       ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
       // A page on an allowed origin must be able to read this answer too.
-      ...Object.entries(corsOrigins.length > 0 ? corsResponseHeaders(corsOrigins, originOf(rawPacket)) : {}).map(([name, value]) => `${name}: ${value}`),
+      ...Object.entries(corsOrigins.length > 0 ? corsResponseHeaders(corsOrigins, originOf(rawPacket)) : {}).map(
+        ([name, value]) => `${name}: ${value}`,
+      ),
       'Connection: close',
     ];
     socket.end(`${lines.join('\r\n')}\r\n\r\n${text}`);
@@ -121,7 +126,12 @@ export function createHttpServer(app: Express, options: HttpServerOptions): Serv
     void refuse(
       socket,
       400,
-      { code: 'invalid_request', message: 'The request is not valid HTTP.', status: 400, details: [{ field: 'request', message: 'is not valid HTTP/1.1' }] },
+      {
+        code: 'invalid_request',
+        message: 'The request is not valid HTTP.',
+        status: 400,
+        details: [{ field: 'request', message: 'is not valid HTTP/1.1' }],
+      },
       error.code ?? error.message,
       (error as { rawPacket?: Buffer }).rawPacket,
     );

@@ -52,11 +52,7 @@ class RequestHandlerContext implements HandlerContext {
 }
 
 /** Mounts one handler per operation, by operationId, calling it and sending its result. */
-export function mountOperations(
-  operations: OperationInfo[],
-  handlers: Handlers,
-  context: SharedContext,
-): RequestHandler {
+export function mountOperations(operations: OperationInfo[], handlers: Handlers, context: SharedContext): RequestHandler {
   return perOperation(operations, (op) => {
     const handler = handlers[op.operationId as OperationId] as Handler<OperationId>;
     if (!handler) throw new Error(`No handler for operation ${op.operationId}`);

@@ -13,7 +13,9 @@ export function decodeCursor(cursor: string): number {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   const id = /^[1-9]\d{0,15}$/.test(text) ? Number(text) : NaN;
   if (!Number.isSafeInteger(id) || encodeCursor(id) !== cursor) {
-    throw new InvalidRequestError([{ field: 'query.cursor', message: 'is not a cursor this service issued; take it from the Link header' }]);
+    throw new InvalidRequestError([
+      { field: 'query.cursor', message: 'is not a cursor this service issued; take it from the Link header' },
+    ]);
   }
   return id;
 }

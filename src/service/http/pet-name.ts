@@ -15,7 +15,9 @@ export function canonicalName(name: string): string {
   let codePoints = 0;
   for (const _ of nfc) {
     if (++codePoints > PET_NAME_MAX_LENGTH) {
-      throw new InvalidRequestError([{ field: 'body.name', message: `must NOT have more than ${PET_NAME_MAX_LENGTH} characters in Unicode Normalization Form C` }]);
+      throw new InvalidRequestError([
+        { field: 'body.name', message: `must NOT have more than ${PET_NAME_MAX_LENGTH} characters in Unicode Normalization Form C` },
+      ]);
     }
   }
   return nfc;

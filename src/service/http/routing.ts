@@ -21,7 +21,12 @@ interface ContractPath {
 
 /** The expression matching a contract path (`/pets/{petId}`) under the base path, one group a parameter. */
 export function pathPattern(basePath: string, path: string): RegExp {
-  return new RegExp(`^${escape(basePath)}${path.split(/\{[^{}]+\}/).map(escape).join('([^/]+)')}/?$`);
+  return new RegExp(
+    `^${escape(basePath)}${path
+      .split(/\{[^{}]+\}/)
+      .map(escape)
+      .join('([^/]+)')}/?$`,
+  );
 }
 
 /**

@@ -56,17 +56,25 @@ Options:
 
 function positiveInteger(name: string, raw: string | undefined, help: string): number | undefined {
   if (raw === undefined) return undefined;
-  if (!/^[1-9]\d*$/.test(raw) || !Number.isSafeInteger(Number(raw))) failUsage(help, `${name} must be a positive whole number, got "${raw}"`);
+  if (!/^[1-9]\d*$/.test(raw) || !Number.isSafeInteger(Number(raw)))
+    failUsage(help, `${name} must be a positive whole number, got "${raw}"`);
   return Number(raw);
 }
 
 async function create(store: Store, args: string[], defaultEnv: KeyEnvironment): Promise<void> {
   const { values } = parseCommandLine(
     CREATE_HELP,
-    { plan: { type: 'string' }, name: { type: 'string' }, env: { type: 'string' }, 'per-minute': { type: 'string' }, 'per-day': { type: 'string' } },
+    {
+      plan: { type: 'string' },
+      name: { type: 'string' },
+      env: { type: 'string' },
+      'per-minute': { type: 'string' },
+      'per-day': { type: 'string' },
+    },
     { args },
   );
-  if (!values.plan || !isPlan(values.plan)) failUsage(CREATE_HELP, `--plan must be one of ${PLANS.join(', ')}${values.plan ? `, got "${values.plan}"` : ''}`);
+  if (!values.plan || !isPlan(values.plan))
+    failUsage(CREATE_HELP, `--plan must be one of ${PLANS.join(', ')}${values.plan ? `, got "${values.plan}"` : ''}`);
   if (values.name === undefined) failUsage(CREATE_HELP, '--name is required');
   const env = values.env ?? defaultEnv;
   if (env !== 'production' && env !== 'staging') failUsage(CREATE_HELP, `--env must be production or staging, got "${env}"`);
@@ -114,7 +122,13 @@ async function list(store: Store, args: string[]): Promise<void> {
     ...keys.map((k) => [k.id, k.name, k.plan, limitsText(k), k.environment, `${k.displayPrefix}…`, k.createdAt, k.revokedAt ?? '-']),
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const row of rows) process.stdout.write(`${row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()}\n`);
+  for (const row of rows)
+    process.stdout.write(
+      `${row
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd()}\n`,
+    );
 }
 
 async function revoke(store: Store, args: string[]): Promise<void> {
@@ -128,7 +142,9 @@ async function revoke(store: Store, args: string[]): Promise<void> {
   }
   const revoked = await store.revokeKey(id, new Date());
   process.stdout.write(
-    before.revokedAt ? `Key ${id} was already revoked on ${before.revokedAt}.\n` : `Revoked key ${id} "${revoked!.name}" at ${revoked!.revokedAt}.\n`,
+    before.revokedAt
+      ? `Key ${id} was already revoked on ${before.revokedAt}.\n`
+      : `Revoked key ${id} "${revoked!.name}" at ${revoked!.revokedAt}.\n`,
   );
 }
 

@@ -51,9 +51,7 @@ export function generateKey(environment: KeyEnvironment): IssuedKey {
 }
 
 /** What a bearer token turned out to be, before any lookup. */
-export type ParsedKey =
-  | { ok: true; environment: KeyEnvironment; hash: string }
-  | { ok: false; reason: 'malformed' | 'checksum' };
+export type ParsedKey = { ok: true; environment: KeyEnvironment; hash: string } | { ok: false; reason: 'malformed' | 'checksum' };
 
 /**
  * Checks a token's form and checksum without a lookup, so mistyped or made-up keys are refused

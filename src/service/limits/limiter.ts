@@ -204,7 +204,9 @@ class SubjectsApart implements Counter {
  * once (AddressCounter).
  */
 export function memoryCounters(maxEntries = MEMORY_COUNTER_MAX_ENTRIES): LimitCounters {
-  return buildCounters((_name, options) => new SubjectsApart(new MemoryCounter(options.duration), new AddressCounter(options.duration, maxEntries)));
+  return buildCounters(
+    (_name, options) => new SubjectsApart(new MemoryCounter(options.duration), new AddressCounter(options.duration, maxEntries)),
+  );
 }
 
 const isPromise = <T>(value: Eventually<T>): value is Promise<T> => value instanceof Promise;
@@ -240,10 +242,22 @@ export class RateLimiter {
     const [ban, minute] =
       isPromise(banLookup) || isPromise(minuteCount) ? await Promise.all([banLookup, minuteCount]) : [banLookup, minuteCount];
     if (ban && ban.consumedPoints > nowSec) {
-      return { outcome: 'banned', window: 'ban', limit: limits.perMinute, remaining: 0, resetAt: ban.consumedPoints, retryAfter: ban.consumedPoints - nowSec };
+      return {
+        outcome: 'banned',
+        window: 'ban',
+        limit: limits.perMinute,
+        remaining: 0,
+        resetAt: ban.consumedPoints,
+        retryAfter: ban.consumedPoints - nowSec,
+      };
     }
 
-    const minuteState = { window: 'minute' as const, limit: limits.perMinute, used: minute.consumedPoints, resetAt: (minuteIndex + 1) * WINDOWS.minute };
+    const minuteState = {
+      window: 'minute' as const,
+      limit: limits.perMinute,
+      used: minute.consumedPoints,
+      resetAt: (minuteIndex + 1) * WINDOWS.minute,
+    };
     if (minuteState.used > minuteState.limit) return this.refuse(subject, minuteState, nowMs, minuteIndex);
 
     const dayIndex = Math.floor(nowSec / WINDOWS.day);
@@ -279,13 +293,21 @@ export class RateLimiter {
       this.counters.day.get(`${subject}:${dayIndex}`),
     ]);
     if (ban && ban.consumedPoints > nowSec) {
-      return { outcome: 'banned', window: 'ban', limit: limits.perMinute, remaining: 0, resetAt: ban.consumedPoints, retryAfter: ban.consumedPoints - nowSec };
+      return {
+        outcome: 'banned',
+        window: 'ban',
+        limit: limits.perMinute,
+        remaining: 0,
+        resetAt: ban.consumedPoints,
+        retryAfter: ban.consumedPoints - nowSec,
+      };
     }
     const minuteLeft = Math.max(0, limits.perMinute - (minute?.consumedPoints ?? 0));
     const dayLeft = Math.max(0, limits.perDay - (day?.consumedPoints ?? 0));
-    const closest = dayLeft < minuteLeft
-      ? { window: 'day' as const, limit: limits.perDay, resetAt: (dayIndex + 1) * WINDOWS.day }
-      : { window: 'minute' as const, limit: limits.perMinute, resetAt: (minuteIndex + 1) * WINDOWS.minute };
+    const closest =
+      dayLeft < minuteLeft
+        ? { window: 'day' as const, limit: limits.perDay, resetAt: (dayIndex + 1) * WINDOWS.day }
+        : { window: 'minute' as const, limit: limits.perMinute, resetAt: (minuteIndex + 1) * WINDOWS.minute };
     const remaining = Math.min(minuteLeft, dayLeft);
     return {
       outcome: remaining > 0 ? 'allowed' : 'rate_limited',

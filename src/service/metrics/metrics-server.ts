@@ -18,7 +18,9 @@ export function createMetricsServer(registry: Registry): Server {
         res.writeHead(200, { 'Content-Type': registry.contentType }).end(req.method === 'HEAD' ? undefined : text);
       },
       (error: unknown) => {
-        res.writeHead(500, { 'Content-Type': 'text/plain' }).end(`metrics failed: ${error instanceof Error ? error.message : String(error)}\n`);
+        res
+          .writeHead(500, { 'Content-Type': 'text/plain' })
+          .end(`metrics failed: ${error instanceof Error ? error.message : String(error)}\n`);
       },
     );
   });

@@ -29,13 +29,21 @@ export function prometheusMetrics(registry = new Registry()): { metrics: Service
     labelNames: ['outcome', 'plan'],
     registers: [registry],
   });
-  const storeErrors = new Counter({ name: 'animal_store_store_errors_total', help: 'Requests the store failed (unavailable, full, timed out).', registers: [registry] });
-  const redisFallbacks = new Counter({
-    name: 'animal_store_redis_fallbacks_total',
-    help: 'Requests counted in this instance\'s memory because Redis failed or was too slow.',
+  const storeErrors = new Counter({
+    name: 'animal_store_store_errors_total',
+    help: 'Requests the store failed (unavailable, full, timed out).',
     registers: [registry],
   });
-  const replays = new Counter({ name: 'animal_store_idempotent_replays_total', help: 'POSTs answered again from their Idempotency-Key.', registers: [registry] });
+  const redisFallbacks = new Counter({
+    name: 'animal_store_redis_fallbacks_total',
+    help: "Requests counted in this instance's memory because Redis failed or was too slow.",
+    registers: [registry],
+  });
+  const replays = new Counter({
+    name: 'animal_store_idempotent_replays_total',
+    help: 'POSTs answered again from their Idempotency-Key.',
+    registers: [registry],
+  });
   // Present at 0 from the start, so a rate() has a first point.
   for (const outcome of ['allowed', 'refused', 'banned']) decisions.labels(outcome, 'anonymous').inc(0);
   return {

@@ -47,6 +47,14 @@ export function readAuditReport(json: string, threshold: Severity = 'high'): Aud
       via: (v.via as unknown[]).map((via) => (typeof via === 'string' ? `through ${via}` : `${(via as any).title} (${(via as any).url})`)),
       fixAvailable: Boolean(v.fixAvailable),
     }));
-  const counts = Object.fromEntries(SEVERITIES.map((s) => [s, Number(report.metadata.vulnerabilities[s] ?? 0)])) as Record<Severity, number>;
-  return { kind: 'checked', dependencies: Number(report.metadata.dependencies?.prod ?? report.metadata.dependencies?.total ?? 0), counts, blocking };
+  const counts = Object.fromEntries(SEVERITIES.map((s) => [s, Number(report.metadata.vulnerabilities[s] ?? 0)])) as Record<
+    Severity,
+    number
+  >;
+  return {
+    kind: 'checked',
+    dependencies: Number(report.metadata.dependencies?.prod ?? report.metadata.dependencies?.total ?? 0),
+    counts,
+    blocking,
+  };
 }

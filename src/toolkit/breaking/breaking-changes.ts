@@ -88,7 +88,11 @@ function majorOf(version: unknown, label: string): number {
 const METHOD = /^(get|put|post|delete|patch|head|options|trace)$/;
 
 /** The decoded segments of a JSON pointer (RFC 6901): `#/paths/~1pets` → `['paths', '/pets']`. */
-const segments = (pointer: string): string[] => pointer.replace(/^#\//, '').split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+const segments = (pointer: string): string[] =>
+  pointer
+    .replace(/^#\//, '')
+    .split('/')
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
 
 /** `#/paths/~1pets~1{petId}/get/...` → `GET /pets/{petId}`; other pointers are returned as they are. */
 export function describeLocation(pointer: string): string {
@@ -115,12 +119,16 @@ function toChanges(change: RedoclyChange, labels: { base: string; revision: stri
   if (change.verdicts.length === 0) {
     const place = belowLocation(change.path);
     const message = `${change.typeName ?? 'Node'} ${change.kind}${place ? ` at ${place}` : ''}${change.property ? `: ${change.property}` : ''}`;
-    return [{ class: impact === 'major' ? 'breaking' : impact, where, pointer: change.path, message, ruleId: null, impact, ...at(undefined) }];
+    return [
+      { class: impact === 'major' ? 'breaking' : impact, where, pointer: change.path, message, ruleId: null, impact, ...at(undefined) },
+    ];
   }
   return change.verdicts.map((verdict) => {
     const verdictImpact = asImpact(verdict.impact, impact);
     const allowed =
-      verdictImpact === 'major' ? ALLOWED_BY_CONTRACT.find((rule) => rule.ruleId === verdict.ruleId && rule.pointer === verdict.location?.pointer) : undefined;
+      verdictImpact === 'major'
+        ? ALLOWED_BY_CONTRACT.find((rule) => rule.ruleId === verdict.ruleId && rule.pointer === verdict.location?.pointer)
+        : undefined;
     return {
       class: verdictImpact !== 'major' ? verdictImpact : allowed ? 'allowed-by-contract' : 'breaking',
       where,
@@ -139,7 +147,11 @@ function toChanges(change: RedoclyChange, labels: { base: string; revision: stri
  * semantic-version bump it needs) and applies the contract's own compatibility rules. Both
  * files are read first, so a missing or malformed document fails with its path and line.
  */
-export async function compareContracts(basePath: string, revisionPath: string, labels = { base: basePath, revision: revisionPath }): Promise<ContractComparison> {
+export async function compareContracts(
+  basePath: string,
+  revisionPath: string,
+  labels = { base: basePath, revision: revisionPath },
+): Promise<ContractComparison> {
   const base = loadSpec(basePath, labels.base);
   const revision = loadSpec(revisionPath, labels.revision);
   const baseMajor = majorOf(base.info?.version, labels.base);

@@ -3,9 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 
 /** The version of the contract a revision is compared with. */
-export type BaseRevision =
-  | { found: true; commit: string; description: string }
-  | { found: false; description: string };
+export type BaseRevision = { found: true; commit: string; description: string } | { found: false; description: string };
 
 function git(args: string[], cwd: string, { trim = true } = {}): string {
   try {
@@ -13,7 +11,8 @@ function git(args: string[], cwd: string, { trim = true } = {}): string {
     return trim ? output.trim() : output;
   } catch (error) {
     const stderr = String((error as { stderr?: unknown }).stderr ?? '').trim();
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error('git is not installed; check:breaking reads earlier versions of the contract from git.');
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new Error('git is not installed; check:breaking reads earlier versions of the contract from git.');
     throw new Error(stderr || (error as Error).message);
   }
 }
@@ -60,12 +59,18 @@ export function findBaseRevision(specPath: string, ref?: string): BaseRevision {
   }
   const previous = changes[1];
   if (!previous) {
-    return { found: false, description: `${basename(specPath)} was first committed in ${subject(changes[0]!, cwd)}; there is no earlier version to compare with.` };
+    return {
+      found: false,
+      description: `${basename(specPath)} was first committed in ${subject(changes[0]!, cwd)}; there is no earlier version to compare with.`,
+    };
   }
   try {
     git(['cat-file', '-e', `${previous}:${file}`], cwd);
   } catch {
-    return { found: false, description: `${basename(specPath)} did not exist before ${subject(changes[0]!, cwd)}; there is no earlier version to compare with.` };
+    return {
+      found: false,
+      description: `${basename(specPath)} did not exist before ${subject(changes[0]!, cwd)}; there is no earlier version to compare with.`,
+    };
   }
   return {
     found: true,

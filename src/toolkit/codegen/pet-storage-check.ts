@@ -15,11 +15,20 @@ const snakeCase = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowe
 function objectShape(doc: OpenApiDocument, schema: unknown, label: string): ObjectShape {
   const resolved = resolveRef<Record<string, unknown>>(doc, schema);
   const shape: ObjectShape = { properties: {}, required: new Set() };
-  for (const part of [resolved, ...((resolved.allOf as unknown[] | undefined) ?? []).map((s) => resolveRef<Record<string, unknown>>(doc, s))]) {
-    if (part.oneOf || part.anyOf) throw new Error(`${label}: a oneOf or anyOf body is not one set of fields; the stores keep plain objects (see src/service/store/pet-record.ts)`);
+  for (const part of [
+    resolved,
+    ...((resolved.allOf as unknown[] | undefined) ?? []).map((s) => resolveRef<Record<string, unknown>>(doc, s)),
+  ]) {
+    if (part.oneOf || part.anyOf)
+      throw new Error(
+        `${label}: a oneOf or anyOf body is not one set of fields; the stores keep plain objects (see src/service/store/pet-record.ts)`,
+      );
     for (const [name, property] of Object.entries((part.properties as Record<string, unknown> | undefined) ?? {})) {
       const own = property as { default?: unknown };
-      shape.properties[name] = { ...resolveRef<{ default?: unknown }>(doc, property), ...('default' in own ? { default: own.default } : {}) };
+      shape.properties[name] = {
+        ...resolveRef<{ default?: unknown }>(doc, property),
+        ...('default' in own ? { default: own.default } : {}),
+      };
     }
     for (const name of (part.required as string[] | undefined) ?? []) shape.required.add(name);
   }
@@ -39,7 +48,9 @@ export function createPetBodies(doc: OpenApiDocument): { sent: ObjectShape; stor
     if (sent === undefined || stored === undefined) break;
     return { sent: objectShape(doc, sent, 'createPet request body'), stored: objectShape(doc, stored, 'createPet 201 body') };
   }
-  throw new Error('openapi.yaml has no createPet operation with a JSON request body and a JSON 201 response: the stores keep what it sends');
+  throw new Error(
+    'openapi.yaml has no createPet operation with a JSON request body and a JSON 201 response: the stores keep what it sends',
+  );
 }
 
 /**

@@ -14,7 +14,10 @@ export const canBuildDocs = hasRedocly;
  * works offline. `onOutput` receives Redocly's lines, without its boxed notices about its own
  * releases.
  */
-export async function buildDocs(output: string = DOCS_PATH, onOutput: (line: string, stream: 'out' | 'err') => void = () => {}): Promise<void> {
+export async function buildDocs(
+  output: string = DOCS_PATH,
+  onOutput: (line: string, stream: 'out' | 'err') => void = () => {},
+): Promise<void> {
   mkdirSync(dirname(output), { recursive: true });
   const run = await runRedocly(
     ['build-docs', SPEC_PATH, '--inlineBundle', '--output', output, '--config', join(dirname(SPEC_PATH), 'redocly.yaml')],

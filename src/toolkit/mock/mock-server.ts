@@ -117,7 +117,13 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     for (const [status, raw] of Object.entries((operation.responses as Record<string, unknown>) ?? {})) responses[status] = resolve(raw);
     const inputs = operationInputs(pathItem, operation, resolve);
     for (const p of inputs.parameters) parameterNames.set(p.name.toLowerCase(), p.name);
-    mockOperations.set(info, { info, responses, inputs, strict: strictParametersOf(doc, info), deprecation: deprecationHeaders(info, basePath) });
+    mockOperations.set(info, {
+      info,
+      responses,
+      inputs,
+      strict: strictParametersOf(doc, info),
+      deprecation: deprecationHeaders(info, basePath),
+    });
   }
 
   /** The example of a response Prism answered with, found by its body. */
@@ -185,9 +191,16 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   };
 
   /** The 400 the server answers before validating, or null when it would go on to validate. */
-  const refusedBeforeValidation = (req: IncomingMessage, op: MockOperation, body: Buffer, rawParams: Record<string, string>, query: Record<string, string | string[]>): ErrorBody | null => {
+  const refusedBeforeValidation = (
+    req: IncomingMessage,
+    op: MockOperation,
+    body: Buffer,
+    rawParams: Record<string, string>,
+    query: Record<string, string | string[]>,
+  ): ErrorBody | null => {
     try {
-      if (op.info.hasRequestBody && body.length > 0 && /^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')) parseStrictJson(body);
+      if (op.info.hasRequestBody && body.length > 0 && /^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? ''))
+        parseStrictJson(body);
       const pathParams: Record<string, string> = {};
       for (const [name, value] of Object.entries(rawParams)) pathParams[name] = decodeURIComponent(value);
       const details = parameterProblems(op.strict, query, pathParams);
@@ -216,7 +229,9 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       const refused = refusedBeforeValidation(req, op, body, match.rawParams, query);
       if (refused) return sendError(res, refused, op.deprecation ?? {});
     }
-    const unknownQuery = validates ? Object.keys(query).filter((name) => !op.inputs.parameters.some((p) => p.in === 'query' && p.name === name)) : [];
+    const unknownQuery = validates
+      ? Object.keys(query).filter((name) => !op.inputs.parameters.some((p) => p.in === 'query' && p.name === name))
+      : [];
     const prefer = preferFitting(preferHeader, op);
     const upstream = httpRequest(
       {
@@ -240,7 +255,9 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
           // The server's validator refuses a query parameter the operation does not declare
           // before it checks anything else (in express-openapi-validator's words); Prism ignores it.
           if (unknownQuery.length > 0 && (status < 300 || translated?.code === 'invalid_request')) {
-            translated = new InvalidRequestError(unknownQuery.map((name) => ({ field: `query.${name}`, message: `Unknown query parameter '${name}'` }))).toBody();
+            translated = new InvalidRequestError(
+              unknownQuery.map((name) => ({ field: `query.${name}`, message: `Unknown query parameter '${name}'` })),
+            ).toBody();
           }
           if (translated) {
             const keep: Record<string, string> = {};
@@ -258,7 +275,11 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       },
     );
     upstream.on('error', (error) => {
-      sendError(res, { code: 'service_unavailable', message: `The mock backend is unavailable: ${error.message}`, status: 503 }, { 'Retry-After': '1' });
+      sendError(
+        res,
+        { code: 'service_unavailable', message: `The mock backend is unavailable: ${error.message}`, status: 503 },
+        { 'Retry-After': '1' },
+      );
     });
     upstream.end(body);
   };
@@ -286,9 +307,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     proxy.once('error', async (error: NodeJS.ErrnoException) => {
       await stopPrism();
       reject(
-        error.code === 'EADDRINUSE'
-          ? new Error(`Port ${requestedPort} on ${host} is already in use; pick another with --port.`)
-          : error,
+        error.code === 'EADDRINUSE' ? new Error(`Port ${requestedPort} on ${host} is already in use; pick another with --port.`) : error,
       );
     });
     proxy.listen(requestedPort, host, () => done());

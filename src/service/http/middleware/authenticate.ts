@@ -9,7 +9,8 @@ import { localsOf } from './locals.js';
 /** How many Authorization headers a request has (names are at even positions of rawHeaders). */
 function authorizationHeaders(rawHeaders: string[]): number {
   let count = 0;
-  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.length === 13 && rawHeaders[i]!.toLowerCase() === 'authorization') count++;
+  for (let i = 0; i < rawHeaders.length; i += 2)
+    if (rawHeaders[i]!.length === 13 && rawHeaders[i]!.toLowerCase() === 'authorization') count++;
   return count;
 }
 

@@ -10,7 +10,11 @@ import { localsOf } from './locals.js';
  * request, after matchOperation); `gate` answers 410 once the sunset date has passed (mount it after rate limiting).
  * @see RFC 9745 (Deprecation), RFC 8594 (Sunset), RFC 8288 (Link)
  */
-export function deprecation(operations: OperationInfo[], basePath: string, clock: Clock): { headers: RequestHandler; gate: RequestHandler } {
+export function deprecation(
+  operations: OperationInfo[],
+  basePath: string,
+  clock: Clock,
+): { headers: RequestHandler; gate: RequestHandler } {
   const notices = new Map<OperationInfo, { sunsetMs: number; values: Record<string, string> }>();
   for (const op of operations) {
     const values = deprecationHeaders(op, basePath);
@@ -27,7 +31,9 @@ export function deprecation(operations: OperationInfo[], basePath: string, clock
       const op = localsOf(res).operation;
       const notice = op && notices.get(op);
       if (op && notice && clock.now() >= notice.sunsetMs) {
-        throw new GoneError(`${op.method.toUpperCase()} ${op.path} was removed on ${notice.values.Sunset}; use ${basePath}${op.successor} instead.`);
+        throw new GoneError(
+          `${op.method.toUpperCase()} ${op.path} was removed on ${notice.values.Sunset}; use ${basePath}${op.successor} instead.`,
+        );
       }
       next();
     },

@@ -14,7 +14,11 @@ import type { PathMatcher } from '../routing.js';
 import { localsOf } from './locals.js';
 
 /** Validator errors whose path ends in a property name as written (see fieldOf). */
-const RAW_NAME_ERRORS = new Set(['additionalProperties.openapi.validation', 'required.openapi.validation', 'unevaluatedProperties.openapi.validation']);
+const RAW_NAME_ERRORS = new Set([
+  'additionalProperties.openapi.validation',
+  'required.openapi.validation',
+  'unevaluatedProperties.openapi.validation',
+]);
 
 /** Fields a 400 names at most (the contract says so). */
 const MAX_DETAILS = 10;
@@ -81,7 +85,10 @@ export function toApiError(error: unknown, req: Request, paths: PathMatcher): Ap
     if (exposed.status === 413) return new PayloadTooLargeError(0);
     if (exposed.status === 415) return new UnsupportedMediaTypeError();
     if (exposed.status >= 400 && exposed.status < 500) {
-      return new InvalidRequestError([{ field: 'request', message: String(exposed.message ?? 'is invalid') }], 'The request could not be read.');
+      return new InvalidRequestError(
+        [{ field: 'request', message: String(exposed.message ?? 'is invalid') }],
+        'The request could not be read.',
+      );
     }
   }
   return null;

@@ -32,7 +32,12 @@ export function canonical(value: unknown): string {
  * a retry while the first is in flight is 409. A request that fails releases its claim.
  * @see draft-ietf-httpapi-idempotency-key-header
  */
-export function idempotency(operations: OperationInfo[], store: IdempotencyRepository, clock: Clock, metrics: ServiceMetrics = NO_METRICS): RequestHandler {
+export function idempotency(
+  operations: OperationInfo[],
+  store: IdempotencyRepository,
+  clock: Clock,
+  metrics: ServiceMetrics = NO_METRICS,
+): RequestHandler {
   return perOperation(operations, (op) => {
     if (!op.headerParameters.includes('Idempotency-Key')) return undefined;
     return async (req, res, next) => {
@@ -40,7 +45,9 @@ export function idempotency(operations: OperationInfo[], store: IdempotencyRepos
       const locals = localsOf(res);
       if (key === undefined || !locals.key) return next();
       const scope = { apiKeyId: locals.key.id, key };
-      const fingerprint = createHash('sha256').update(canonical({ operation: op.operationId, params: locals.pathParams, body: req.body })).digest('hex');
+      const fingerprint = createHash('sha256')
+        .update(canonical({ operation: op.operationId, params: locals.pathParams, body: req.body }))
+        .digest('hex');
       const claim = await store.claimIdempotencyKey(scope, fingerprint, { now: new Date(clock.now()), ...IDEMPOTENCY_TIMING });
       switch (claim.outcome) {
         case 'claimed':
@@ -48,7 +55,9 @@ export function idempotency(operations: OperationInfo[], store: IdempotencyRepos
           // Whatever happens to the request, an unfinished claim is given up when it ends;
           // a completed one (recorded with the animal) stays.
           res.once('close', () => {
-            store.releaseIdempotencyKey(scope).catch((error: unknown) => locals.log.warn({ err: error }, 'could not release an Idempotency-Key claim'));
+            store
+              .releaseIdempotencyKey(scope)
+              .catch((error: unknown) => locals.log.warn({ err: error }, 'could not release an Idempotency-Key claim'));
           });
           return next();
         case 'replay':

@@ -33,7 +33,8 @@ async function readBody(req: Request, limitBytes: number): Promise<Buffer> {
   if (req.headers['transfer-encoding'] === undefined && declared > limitBytes) throw new PayloadTooLargeError(limitBytes);
   const coding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   const decoder = coding === 'identity' ? null : DECODERS[coding];
-  if (decoder === undefined) throw new UnsupportedMediaTypeError(`The Content-Encoding ${coding} is not supported; send identity, gzip, deflate or br.`);
+  if (decoder === undefined)
+    throw new UnsupportedMediaTypeError(`The Content-Encoding ${coding} is not supported; send identity, gzip, deflate or br.`);
   const stream: Readable = decoder ? (req.pipe(decoder()) as unknown as Readable) : req;
   const chunks: Buffer[] = [];
   let size = 0;
@@ -45,7 +46,9 @@ async function readBody(req: Request, limitBytes: number): Promise<Buffer> {
     }
   } catch (error) {
     if (error instanceof PayloadTooLargeError) throw error;
-    throw new InvalidRequestError([{ field: 'body', message: `could not be read as ${coding}` }], 'The request body could not be read.', { cause: error });
+    throw new InvalidRequestError([{ field: 'body', message: `could not be read as ${coding}` }], 'The request body could not be read.', {
+      cause: error,
+    });
   } finally {
     if (decoder) {
       req.unpipe();
@@ -91,7 +94,8 @@ export function jsonBody(doc: OpenApiDocument, operations: OperationInfo[], limi
     const requestBody = resolveRef<{ required?: boolean }>(doc, (doc.paths[op.path]?.[op.method] as { requestBody?: unknown }).requestBody);
     return async (req, _res, next) => {
       if (!hasBody(req)) {
-        if (requestBody.required) throw new InvalidRequestError([{ field: 'body', message: 'is required' }], 'The request body is missing.');
+        if (requestBody.required)
+          throw new InvalidRequestError([{ field: 'body', message: 'is required' }], 'The request body is missing.');
         return next();
       }
       if (!req.is('application/json')) return next();

@@ -63,7 +63,12 @@ function enforce(res: Parameters<RequestHandler>[1], decision: LimitDecision, su
  * nothing (an outage must not use up, or get banned, an address that every customer behind a
  * proxy shares) and goes on to its 503.
  */
-export function rateLimit(limiter: RateLimiter, anonymousLimits: Limits, banned: BannedAddresses, metrics: ServiceMetrics = NO_METRICS): RequestHandler {
+export function rateLimit(
+  limiter: RateLimiter,
+  anonymousLimits: Limits,
+  banned: BannedAddresses,
+  metrics: ServiceMetrics = NO_METRICS,
+): RequestHandler {
   return async (req, res, next) => {
     const { key, storeError } = localsOf(res);
     if (!key && storeError) {

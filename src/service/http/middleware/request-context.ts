@@ -36,7 +36,9 @@ export function requestContext(logger: Logger, metrics: ServiceMetrics = NO_METR
     const traceparent = req.headers.traceparent;
     // Version 00 has exactly four fields (55 characters); later versions may add more.
     const traceId =
-      typeof traceparent === 'string' && !(traceparent.startsWith('00-') && traceparent.length !== 55) ? TRACEPARENT.exec(traceparent)?.[1] : undefined;
+      typeof traceparent === 'string' && !(traceparent.startsWith('00-') && traceparent.length !== 55)
+        ? TRACEPARENT.exec(traceparent)?.[1]
+        : undefined;
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const path = req.originalUrl.split('?')[0]!;

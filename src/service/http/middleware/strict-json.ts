@@ -83,7 +83,8 @@ export function strictJsonProblems(text: string): ErrorDetail[] {
         const key = JSON.parse(token) as string;
         if (top.keys.has(key)) problems.push({ field: `${top.field}.${key}`, message: 'is given more than once' });
         top.keys.add(key);
-        if (top.keys.size === MAX_PROPERTIES + 1) problems.push({ field: top.field, message: `has more than ${MAX_PROPERTIES} properties` });
+        if (top.keys.size === MAX_PROPERTIES + 1)
+          problems.push({ field: top.field, message: `has more than ${MAX_PROPERTIES} properties` });
         top.key = key;
         top.expectKey = false;
       }
@@ -93,7 +94,10 @@ export function strictJsonProblems(text: string): ErrorDetail[] {
       i += token.length - 1;
       const exact = exactInteger(token);
       if (exact.integer ? !exact.safe : Number.isInteger(Number(token))) {
-        problems.push({ field: here(), message: `${token} cannot be taken exactly: integers go up to 9007199254740991, and a number that is not an integer must not round to one` });
+        problems.push({
+          field: here(),
+          message: `${token} cannot be taken exactly: integers go up to 9007199254740991, and a number that is not an integer must not round to one`,
+        });
       }
     }
   }

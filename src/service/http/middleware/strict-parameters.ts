@@ -44,7 +44,11 @@ export function strictParametersOf(doc: OpenApiDocument, op: OperationInfo): Str
  * a string, or an array of them for a repeated name; `pathParams` are percent-decoded. The mock
  * (src/toolkit/mock/mock-server.ts) refuses the same requests with it.
  */
-export function parameterProblems(strict: StrictParameters, query: Record<string, unknown>, pathParams: Record<string, string>): ErrorDetail[] {
+export function parameterProblems(
+  strict: StrictParameters,
+  query: Record<string, unknown>,
+  pathParams: Record<string, string>,
+): ErrorDetail[] {
   const details: ErrorDetail[] = [];
   for (const name of strict.queryNames) {
     if (Array.isArray(query[name])) details.push({ field: `query.${name}`, message: 'must be given at most once' });

@@ -75,7 +75,8 @@ export function validate(doc: OpenApiDocument, operations: OperationInfo[], opti
   let validators: Validators | undefined;
   const ready = loadValidators(doc, options).then((built) => {
     for (const op of operations) {
-      if (!built.metadata.has(keyOf(op.method, op.path))) throw new Error(`The validator found no route for ${op.method.toUpperCase()} ${op.path}`);
+      if (!built.metadata.has(keyOf(op.method, op.path)))
+        throw new Error(`The validator found no route for ${op.method.toUpperCase()} ${op.path}`);
     }
     validators = built;
   });

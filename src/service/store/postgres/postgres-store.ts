@@ -64,7 +64,20 @@ const toPet = (row: PetRow): Pet =>
   petFromRow(toSafeInteger(row.id, 'pets.id'), row.name, toSafeInteger(row.category_id, 'pets.category_id'), row.status, row.other_fields);
 
 // Connection-level failures: the database is down, unreachable, restarting or too slow.
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '57014', '53300']);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  '57P01',
+  '57P02',
+  '57P03',
+  '57014',
+  '53300',
+]);
 const UNAVAILABLE_MESSAGES = /timeout|terminated|Connection terminated|not queryable|connect|Client has encountered a connection error/i;
 
 /** Whether an error means "the database is not there right now" rather than a bug or bad data. */
@@ -152,11 +165,15 @@ export class PostgresStore implements Store {
         [],
         client,
       );
-      const applied = new Set((await this.query<{ version: number }>('SELECT version FROM schema_migrations', [], client)).rows.map((r) => r.version));
+      const applied = new Set(
+        (await this.query<{ version: number }>('SELECT version FROM schema_migrations', [], client)).rows.map((r) => r.version),
+      );
       const known = new Set(migrations.map((m) => m.version));
       const unknown = [...applied].filter((v) => !known.has(v));
       if (unknown.length > 0) {
-        throw new Error(`The database has schema version(s) ${unknown.join(', ')} that this release does not know; it was written by a newer release.`);
+        throw new Error(
+          `The database has schema version(s) ${unknown.join(', ')} that this release does not know; it was written by a newer release.`,
+        );
       }
       for (const migration of migrations) {
         if (applied.has(migration.version)) continue;
@@ -170,7 +187,11 @@ export class PostgresStore implements Store {
     const result =
       status === undefined
         ? await this.query<PetRow>(`SELECT ${PET_SELECT} FROM pets WHERE id > $1 ORDER BY id LIMIT $2`, [afterId, limit])
-        : await this.query<PetRow>(`SELECT ${PET_SELECT} FROM pets WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3`, [status, afterId, limit]);
+        : await this.query<PetRow>(`SELECT ${PET_SELECT} FROM pets WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3`, [
+            status,
+            afterId,
+            limit,
+          ]);
     return result.rows.map(toPet);
   }
 
@@ -214,7 +235,10 @@ export class PostgresStore implements Store {
 
   async revokeKey(id: string, at: Date): Promise<ApiKeyRecord | undefined> {
     const row = (
-      await this.query<KeyRow>('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2 RETURNING *', [at.toISOString(), id])
+      await this.query<KeyRow>('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2 RETURNING *', [
+        at.toISOString(),
+        id,
+      ])
     ).rows[0];
     return row && toKey(row);
   }
@@ -264,7 +288,10 @@ export class PostgresStore implements Store {
   }
 
   async releaseIdempotencyKey(scope: IdempotencyScope): Promise<void> {
-    await this.query("DELETE FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2 AND state = 'in_flight'", [scope.apiKeyId, scope.key]);
+    await this.query("DELETE FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2 AND state = 'in_flight'", [
+      scope.apiKeyId,
+      scope.key,
+    ]);
   }
 
   async purgeIdempotencyKeys(before: Date): Promise<number> {

@@ -65,13 +65,13 @@ const CACHE_LIMITS = { keys: 10_000, pages: 1_000 } as const;
 /** Applies the migrations the database has not seen yet; returns how many it applied. */
 export function migrate(db: Database.Database, migrations: Migration[] = SQLITE_MIGRATIONS): number {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
-  const applied = new Set(
-    (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version),
-  );
+  const applied = new Set((db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version));
   const known = new Set(migrations.map((m) => m.version));
   const unknown = [...applied].filter((v) => !known.has(v));
   if (unknown.length > 0) {
-    throw new Error(`The database has schema version(s) ${unknown.join(', ')} that this release does not know; it was written by a newer release.`);
+    throw new Error(
+      `The database has schema version(s) ${unknown.join(', ')} that this release does not know; it was written by a newer release.`,
+    );
   }
   let count = 0;
   for (const migration of migrations) {
@@ -120,7 +120,9 @@ export class SqliteStore implements Store {
       listAll: db.prepare(`SELECT ${PET_SELECT} FROM pets WHERE id > ? ORDER BY id LIMIT ?`).raw(true),
       listByStatus: db.prepare(`SELECT ${PET_SELECT} FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?`).raw(true),
       dataVersion: db.prepare('PRAGMA data_version').pluck(),
-      insertPet: db.prepare(`INSERT INTO pets (name, category_id, status, other_fields) VALUES (?, ?, ?, ?) RETURNING ${PET_SELECT}`).raw(true),
+      insertPet: db
+        .prepare(`INSERT INTO pets (name, category_id, status, other_fields) VALUES (?, ?, ?, ?) RETURNING ${PET_SELECT}`)
+        .raw(true),
       getPet: db.prepare(`SELECT ${PET_SELECT} FROM pets WHERE id = ?`).raw(true),
       insertKey: db.prepare(
         `INSERT INTO api_keys (id, name, plan, per_minute, per_day, environment, hash, display_prefix, created_at, revoked_at)
