@@ -2,7 +2,7 @@
 import { statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { parseCommandLine } from '../src/shared/command-line.js';
-import { buildDocs, DOCS_PATH } from '../src/toolkit/docs/build-docs.js';
+import { buildDocs, DOCS_PATH } from '../src/contract/reference-docs.js';
 
 const HELP = `Usage: npm run docs [-- --output FILE]
 

@@ -3,7 +3,7 @@ import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { readFile, stat } from 'node:fs/promises';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { stringify } from 'yaml';
-import { buildDocs, canBuildDocs, DOCS_PATH } from '../../toolkit/docs/build-docs.js';
+import { buildDocs, canBuildDocs, DOCS_PATH } from '../../contract/reference-docs.js';
 import { SPEC_PATH, type OpenApiDocument } from '../../contract/load-spec.js';
 import { ServiceUnavailableError } from './errors/service-unavailable-error.js';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSpec } from '../../contract/load-spec.js';
-import { runRedocly } from '../redocly.js';
+import { runRedocly } from '../../contract/redocly.js';
 
 /** One place where Redocly's `diff` saw a change, as its JSON report gives it. */
 interface RedoclyChange {

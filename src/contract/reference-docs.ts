@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { SPEC_PATH } from '../../contract/load-spec.js';
-import { hasRedocly, runRedocly } from '../redocly.js';
+import { SPEC_PATH } from './load-spec.js';
+import { hasRedocly, runRedocly } from './redocly.js';
 
 /** Where `npm run docs` writes the page, and where the server looks for it. */
 export const DOCS_PATH = join(dirname(SPEC_PATH), 'build', 'docs', 'index.html');

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { SPEC_PATH } from '../contract/load-spec.js';
+import { SPEC_PATH } from './load-spec.js';
 
 /** Redocly CLI, a development dependency of this package. */
 export const REDOCLY = join(dirname(SPEC_PATH), 'node_modules', '.bin', 'redocly');
