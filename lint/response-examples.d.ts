@@ -19,13 +19,13 @@ export function responseProblems(response: SeenResponse): string[];
 export function operationInputs(
   pathItem: Record<string, unknown> | undefined,
   operation: Record<string, unknown>,
-  resolve: (value: unknown) => any,
+  resolve: (value: unknown) => unknown,
 ): OperationInputs;
 export function fieldFits(field: string, inputs: OperationInputs): boolean;
 export function unfitFields(body: unknown, inputs: OperationInputs): string[];
 export function exampleHeaders(
   response: Record<string, unknown>,
   example: ExampleObject | undefined,
-  resolve: (value: unknown) => any,
+  resolve: (value: unknown) => unknown,
 ): Record<string, unknown>;
-export function namedExamples(response: Record<string, unknown>, resolve: (value: unknown) => any): [string, ExampleObject][];
+export function namedExamples(response: Record<string, unknown>, resolve: (value: unknown) => unknown): [string, ExampleObject][];

@@ -48,7 +48,7 @@ export function resolveRef<T = unknown>(doc: OpenApiDocument, value: unknown): T
   let current = value;
   const seen = new Set<string>();
   while (current && typeof current === 'object' && '$ref' in current) {
-    const ref = (current as { $ref: unknown }).$ref;
+    const ref = current.$ref;
     if (typeof ref !== 'string' || !ref.startsWith('#/')) {
       throw new Error(`Only local $refs are supported, got ${String(ref)}`);
     }

@@ -43,7 +43,7 @@ describe('npm run generate', () => {
 
   it("fails --check when info.version changed, naming the client package, the service's pin on it and the lock file", async () => {
     const spec = join(workDir, 'bumped.yaml');
-    writeFileSync(spec, readFileSync(join(ROOT, 'openapi.yaml'), 'utf8').replace(/^  version: 1\.0\.0$/m, '  version: 1.1.0'));
+    writeFileSync(spec, readFileSync(join(ROOT, 'openapi.yaml'), 'utf8').replace(/^ {2}version: 1\.0\.0$/m, '  version: 1.1.0'));
     const result = await generate('--check', '--spec', spec, '--out', join(ROOT, 'generated'));
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/stale: .*packages\/client\/src\/generated\/contract\.ts/);

@@ -20,8 +20,8 @@ describe.skipIf(!enabled)('several instances on one PostgreSQL and one Redis', (
     const databaseUrl = await urlWithNewSchema();
     const env = { DATABASE_URL: databaseUrl, REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: redisKeys.prefix, REDIS_TIMEOUT_MS: '500' };
     const [a, b] = await Promise.all([startServerProcess('', env), startServerProcess('', env)]);
-    running.push(a!, b!);
-    const instances = { A: a!, B: b! };
+    running.push(a, b);
+    const instances = { A: a, B: b };
 
     // Keys are issued with the CLI, against the same PostgreSQL, as an operator would.
     const keys = (...args: string[]) => run(bin('tsx'), [`${ROOT}src/service/keys/cli.ts`, ...args], { env });

@@ -273,7 +273,7 @@ function operationArbitraries(
             body: { text: spoiled, contentType: request.body!.contentType },
           };
         })
-        .filter((r) => !isJson(r.body!.text)),
+        .filter((r) => !isJson(r.body.text)),
     });
     if (body!.required) {
       families.push({

@@ -25,7 +25,7 @@ function check(format: Format | undefined, value: string): boolean {
   if (typeof format === 'function') return format(value);
   if (typeof format === 'string') return new RegExp(format).test(value);
   const { validate } = format as { validate: RegExp | string | ((v: unknown) => boolean) };
-  return check(validate as Format, value);
+  return check(validate, value);
 }
 
 /**

@@ -75,14 +75,14 @@ export function mergeSchemas(schemas: Schema[]): Schema {
       else if (keyword === 'allOf') leftovers.push(...(value as SchemaLike[]));
       else if (keyword === 'multipleOf' && Number.isInteger(current) && Number.isInteger(value))
         merged.multipleOf = lcm(current as number, value as number);
-      else if (canonicalJson(current) !== canonicalJson(value)) leftovers.push({ [keyword]: value } as Schema);
+      else if (canonicalJson(current) !== canonicalJson(value)) leftovers.push({ [keyword]: value });
     }
   }
   delete merged.allOf;
   mergeProperties(schemas, merged);
   mergeItems(schemas, merged);
   if (leftovers.length > 0) merged.allOf = leftovers;
-  return merged as Schema;
+  return merged;
 }
 
 function intersectTypes(a: Schema['type'], b: Schema['type']): JsonType[] {

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handlers } from '../../generated/handlers.js';
 import { notImplementedHint } from '../../src/service/http/errors/not-implemented-error.js';
-import type { Handlers, OperationId } from '../../src/service/http/handler-types.js';
+import type { OperationId } from '../../src/service/http/handler-types.js';
 import { notImplemented } from '../../src/service/http/not-implemented.js';
 import { ContractChecker, type ObservedResponse } from '../contract/conformance.js';
 import { ADDED, withAddedOperation } from '../support/added-operation.js';
@@ -38,7 +38,7 @@ describe('an operation the contract gains, while its handler is the stub npm run
   let server: TestServer;
   let key: string;
   beforeAll(async () => {
-    server = await startTestServer({ spec, handlers: { ...handlers, [id]: notImplemented(id) } as Handlers, logLines });
+    server = await startTestServer({ spec, handlers: { ...handlers, [id]: notImplemented(id) }, logLines });
     key = await server.newKey('pro');
   });
   afterAll(() => server?.close());
@@ -83,7 +83,7 @@ describe('an operation the contract gains, once its handler is written', () => {
     // What a developer writes for a response without content: no body (test/types/handler-types.ts
     // proves it compiles for such a response; this operation is not in the generated types).
     const written = async () => ({ status: 204 as const });
-    server = await startTestServer({ spec, handlers: { ...handlers, [id]: written } as Handlers, logLines });
+    server = await startTestServer({ spec, handlers: { ...handlers, [id]: written }, logLines });
     key = await server.newKey('pro');
   });
   afterAll(() => server?.close());

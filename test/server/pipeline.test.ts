@@ -23,8 +23,8 @@ const fails =
     if (req.query.fail !== how) return next();
     if (how === 'throw') throw new Error('thrown');
     if (how === 'next') return next(new Error('passed to next'));
-    if (how === 'reject') return Promise.reject(new Error('rejected')) as never;
-    if (how === 'later') return new Promise((_, reject) => setTimeout(() => reject(new Error('rejected later')), 5)) as never;
+    if (how === 'reject') return Promise.reject(new Error('rejected'));
+    if (how === 'later') return new Promise((_, reject) => setTimeout(() => reject(new Error('rejected later')), 5));
     if (how === 'route') return next('route');
     if (how === 'router') return next('router');
     return next();

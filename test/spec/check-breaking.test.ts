@@ -146,7 +146,7 @@ describe('compareContracts (Redocly diff with the contract’s rules)', () => {
       mutated((s) => {
         for (let i = 1; i <= 20; i++) {
           const copy = structuredClone(s.paths['/pets']);
-          for (const op of Object.values(copy) as { operationId?: string }[]) if (op.operationId) op.operationId += `Copy${i}`;
+          for (const op of Object.values<{ operationId?: string }>(copy)) if (op.operationId) op.operationId += `Copy${i}`;
           s.paths[`/pets-copy-${i}`] = copy;
         }
       }),

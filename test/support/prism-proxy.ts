@@ -32,7 +32,7 @@ export async function startPrismProxy(
   { errors = false, log = null }: { errors?: boolean; log?: ((line: string) => void) | null } = {},
 ): Promise<PrismProxy> {
   const prism = await startPrism(['proxy', SPEC_PATH, upstreamBaseUrl, ...(errors ? ['--errors'] : [])], { log });
-  return { baseUrl: `http://127.0.0.1:${prism.port}`, close: prism.stop };
+  return { baseUrl: `http://127.0.0.1:${prism.port}`, close: () => prism.stop() };
 }
 
 interface PrismViolation {

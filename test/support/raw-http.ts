@@ -103,7 +103,7 @@ export function exchange(origin: string, parts: Buffer[], gapMs = 0): Promise<Ra
       try {
         resolve({ kind: 'response', response: parseResponse(raw), raw, partsWritten });
       } catch (error) {
-        reject(error as Error);
+        reject(error instanceof Error ? error : new Error(String(error)));
       }
     };
     const timer = setTimeout(() => {
@@ -115,14 +115,15 @@ export function exchange(origin: string, parts: Buffer[], gapMs = 0): Promise<Ra
     socket.on('end', finish);
     socket.on('close', finish);
     socket.on('error', () => finish());
-    socket.on('connect', async () => {
+    const writeParts = async () => {
       for (const [i, part] of parts.entries()) {
         if (i > 0 && gapMs > 0) await new Promise((r) => setTimeout(r, gapMs));
         if (socket.destroyed || socket.writableEnded) return;
         socket.write(part);
         partsWritten++;
       }
-    });
+    };
+    socket.on('connect', () => void writeParts());
   });
 }
 

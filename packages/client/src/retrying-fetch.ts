@@ -11,6 +11,8 @@ export const realClock: ClientClock = {
   now: () => Date.now(),
   sleep: (ms, signal) =>
     new Promise((resolve, reject) => {
+      // Rejected with the signal's reason, whatever the caller aborted with, as fetch does.
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
       if (signal?.aborted) return reject(signal.reason);
       const timer = setTimeout(() => {
         signal?.removeEventListener('abort', onAbort);
@@ -18,6 +20,7 @@ export const realClock: ClientClock = {
       }, ms);
       const onAbort = () => {
         clearTimeout(timer);
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- as above
         reject(signal!.reason);
       };
       signal?.addEventListener('abort', onAbort, { once: true });

@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import type { ApiKeyRecord, IdempotencyScope, Store } from '../store/store.js';
 
 /** The operationIds of the contract, from the types `npm run generate` writes (openapi-typescript). */
-export type OperationId = keyof operations & string;
+export type OperationId = keyof operations;
 
 type Operation<K extends OperationId> = operations[K];
 type OrEmpty<T> = [T] extends [never] ? Record<string, never> : [T] extends [undefined] ? Record<string, never> : NonNullable<T>;

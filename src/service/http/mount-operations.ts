@@ -18,7 +18,7 @@ function inputOf(req: Request, op: OperationInfo, pathParams: Record<string, str
   // were checked to be decimal integers within range before).
   const path: Record<string, unknown> = { ...pathParams };
   for (const name of op.integerPathParameters) if (typeof path[name] === 'string') path[name] = Number(path[name]);
-  return { path, query: req.query, headers, body: req.body } as unknown as HandlerInput<OperationId>;
+  return { path, query: req.query, headers, body: req.body as unknown } as unknown as HandlerInput<OperationId>;
 }
 
 /** What every request's handler context shares. */

@@ -9,9 +9,7 @@ const stubs = new WeakSet<object>();
  * `501 not_implemented`, and the app lists it in a warning at start (see {@link unimplemented}).
  */
 export function notImplemented<K extends OperationId>(operationId: K): Handler<K> {
-  const stub: Handler<K> = async () => {
-    throw new NotImplementedError(operationId);
-  };
+  const stub: Handler<K> = () => Promise.reject(new NotImplementedError(operationId));
   stubs.add(stub);
   return stub;
 }

@@ -33,7 +33,7 @@ export function pipeline(steps: readonly RequestHandler[]): RequestHandler {
         return done();
       }
       try {
-        const result = step(req, res, next) as unknown;
+        const result = step(req, res, next);
         if (isThenable(result)) result.then(undefined, fail);
       } catch (thrown) {
         fail(thrown);

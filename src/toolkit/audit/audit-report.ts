@@ -22,39 +22,49 @@ export function atLeast(severity: Severity, threshold: Severity): boolean {
   return SEVERITIES.indexOf(severity) >= SEVERITIES.indexOf(threshold);
 }
 
+/** The parts of npm's audit report (format 2) the gate reads; an HTTP error has the last three instead. */
+interface AuditReportJson {
+  vulnerabilities?: Record<string, VulnerabilityJson>;
+  metadata?: { vulnerabilities?: Partial<Record<Severity, number>>; dependencies?: { prod?: number; total?: number } };
+  statusCode?: number;
+  message?: string;
+}
+
+interface VulnerabilityJson {
+  name: string;
+  severity: Severity;
+  range?: string;
+  via: (string | { title?: string; url?: string })[];
+  fixAvailable?: unknown;
+}
+
 /**
  * Reads the JSON `npm audit --json` printed (report format 2, npm 7 and later). A registry that
  * does not serve the advisory database answers with an HTTP error instead of a report; that is
  * `unavailable`, never a pass.
  */
 export function readAuditReport(json: string, threshold: Severity = 'high'): AuditOutcome {
-  let report: Record<string, any>;
+  let report: AuditReportJson;
   try {
-    report = JSON.parse(json) as Record<string, any>;
+    report = JSON.parse(json) as AuditReportJson;
   } catch {
     return { kind: 'unavailable', reason: `npm audit printed no JSON report: ${json.slice(0, 200) || '(nothing)'}` };
   }
-  if (!report.vulnerabilities || !report.metadata?.vulnerabilities) {
+  const severities = report.metadata?.vulnerabilities;
+  if (!report.vulnerabilities || !severities) {
     const status = report.statusCode ? `HTTP ${report.statusCode}` : 'an error';
     return { kind: 'unavailable', reason: `the advisory database answered ${status}${report.message ? `: ${report.message}` : ''}` };
   }
-  const blocking: AuditFinding[] = Object.values(report.vulnerabilities as Record<string, any>)
-    .filter((v) => atLeast(v.severity as Severity, threshold))
+  const blocking: AuditFinding[] = Object.values(report.vulnerabilities)
+    .filter((v) => atLeast(v.severity, threshold))
     .map((v) => ({
       name: String(v.name),
-      severity: v.severity as Severity,
+      severity: v.severity,
       range: String(v.range ?? ''),
-      via: (v.via as unknown[]).map((via) => (typeof via === 'string' ? `through ${via}` : `${(via as any).title} (${(via as any).url})`)),
+      via: v.via.map((via) => (typeof via === 'string' ? `through ${via}` : `${via.title} (${via.url})`)),
       fixAvailable: Boolean(v.fixAvailable),
     }));
-  const counts = Object.fromEntries(SEVERITIES.map((s) => [s, Number(report.metadata.vulnerabilities[s] ?? 0)])) as Record<
-    Severity,
-    number
-  >;
-  return {
-    kind: 'checked',
-    dependencies: Number(report.metadata.dependencies?.prod ?? report.metadata.dependencies?.total ?? 0),
-    counts,
-    blocking,
-  };
+  const counts = Object.fromEntries(SEVERITIES.map((s) => [s, Number(severities[s] ?? 0)])) as Record<Severity, number>;
+  const dependencies = report.metadata?.dependencies;
+  return { kind: 'checked', dependencies: Number(dependencies?.prod ?? dependencies?.total ?? 0), counts, blocking };
 }

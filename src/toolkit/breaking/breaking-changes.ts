@@ -8,8 +8,10 @@ import { runRedocly } from '../../contract/redocly.js';
 interface RedoclyChange {
   path: string;
   typeName?: string;
-  kind: 'added' | 'removed' | 'modified' | string;
-  impact: 'major' | 'minor' | 'patch' | string;
+  /** 'added', 'removed' or 'modified' in the versions we know; kept open for Redocly's next ones. */
+  kind: string;
+  /** 'major', 'minor' or 'patch'. */
+  impact: string;
   property?: string;
   verdicts: { ruleId: string; impact: string; message: string; location?: { pointer?: string; line?: number } }[];
   base?: { line?: number };

@@ -10,7 +10,7 @@ function git(args: string[], cwd: string, { trim = true } = {}): string {
     const output = execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
     return trim ? output.trim() : output;
   } catch (error) {
-    const stderr = String((error as { stderr?: unknown }).stderr ?? '').trim();
+    const stderr = ((error as { stderr?: string }).stderr ?? '').trim();
     if ((error as NodeJS.ErrnoException).code === 'ENOENT')
       throw new Error('git is not installed; check:breaking reads earlier versions of the contract from git.');
     throw new Error(stderr || (error as Error).message);

@@ -86,7 +86,7 @@ export function toApiError(error: unknown, req: Request, paths: PathMatcher): Ap
     if (exposed.status === 415) return new UnsupportedMediaTypeError();
     if (exposed.status >= 400 && exposed.status < 500) {
       return new InvalidRequestError(
-        [{ field: 'request', message: String(exposed.message ?? 'is invalid') }],
+        [{ field: 'request', message: typeof exposed.message === 'string' ? exposed.message : 'is invalid' }],
         'The request could not be read.',
       );
     }

@@ -46,7 +46,7 @@ export function idempotency(
       if (key === undefined || !locals.key) return next();
       const scope = { apiKeyId: locals.key.id, key };
       const fingerprint = createHash('sha256')
-        .update(canonical({ operation: op.operationId, params: locals.pathParams, body: req.body }))
+        .update(canonical({ operation: op.operationId, params: locals.pathParams, body: req.body as unknown }))
         .digest('hex');
       const claim = await store.claimIdempotencyKey(scope, fingerprint, { now: new Date(clock.now()), ...IDEMPOTENCY_TIMING });
       switch (claim.outcome) {

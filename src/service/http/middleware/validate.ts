@@ -102,7 +102,9 @@ export function validate(doc: OpenApiDocument, operations: OperationInfo[], opti
     req.params = pathParams;
     // In the validator's own order: the request is checked, then the response validator wraps
     // res.json for this request (so a refused request's Error body is not checked against it).
-    v.request.validate(req as never, res as never, (error?: unknown) => (error ? next(error) : v.response(req, res, next)));
+    Promise.resolve(
+      v.request.validate(req as never, res as never, (error?: unknown) => (error ? next(error) : v.response(req, res, next))),
+    ).catch(next);
   };
 
   return (req, res, next) => {
@@ -141,7 +143,7 @@ export async function loadValidators(doc: OpenApiDocument, { checkSpec = true }:
     metadata,
     serial: spec.serial,
     request: new RequestValidator(spec.apiDoc, oav.ajvOpts.request),
-    response: new ResponseValidator(apiDocRes, oav.ajvOpts.response, responseOptions, spec.serial).validate() as RequestHandler,
+    response: new ResponseValidator(apiDocRes, oav.ajvOpts.response, responseOptions, spec.serial).validate(),
   };
 }
 
