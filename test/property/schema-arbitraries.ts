@@ -4,47 +4,9 @@ import { resolveRef, type OpenApiDocument } from '../../src/contract/load-spec.j
 import { brokenFormatValues, FLOAT_MAX, formatValues, INTEGER_FORMATS } from './schema-formats.js';
 import { SchemaMatcher } from './schema-matcher.js';
 import { canonicalJson, mergeSchemas, typeList, UnsatisfiableError } from './schema-merge.js';
+import type { JsonType, Schema, SchemaLike } from './schema.js';
 
-/** A JSON Schema type name. */
-export type JsonType = 'null' | 'boolean' | 'object' | 'array' | 'number' | 'integer' | 'string';
-
-/** A schema or a boolean schema (`true` accepts everything, `false` nothing). */
-export type SchemaLike = Schema | boolean;
-
-/**
- * A JSON Schema (2020-12, as OpenAPI 3.1 uses it) after its `$ref` is followed: the keywords of
- * lint/schema-keywords.js, and annotations.
- */
-export interface Schema {
-  $ref?: string;
-  type?: JsonType | JsonType[];
-  enum?: unknown[];
-  const?: unknown;
-  format?: string;
-  multipleOf?: number;
-  minimum?: number;
-  maximum?: number;
-  exclusiveMinimum?: number;
-  exclusiveMaximum?: number;
-  minLength?: number;
-  maxLength?: number;
-  pattern?: string;
-  items?: SchemaLike;
-  prefixItems?: SchemaLike[];
-  minItems?: number;
-  maxItems?: number;
-  uniqueItems?: boolean;
-  properties?: Record<string, SchemaLike>;
-  required?: string[];
-  additionalProperties?: SchemaLike;
-  minProperties?: number;
-  maxProperties?: number;
-  allOf?: SchemaLike[];
-  anyOf?: SchemaLike[];
-  oneOf?: SchemaLike[];
-  not?: SchemaLike;
-  [annotation: string]: unknown;
-}
+export type { JsonType, Schema, SchemaLike };
 
 /**
  * A value that breaks its schema, with what was broken: `field` is where (`body.name`,

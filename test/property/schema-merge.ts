@@ -1,5 +1,5 @@
 import { IGNORED_KEYWORDS } from '../../lint/schema-keywords.js';
-import type { JsonType, Schema, SchemaLike } from './schema-arbitraries.js';
+import type { JsonType, Schema, SchemaLike } from './schema.js';
 
 /** Thrown when schemas that must all hold can hold together for no value (types or constants that exclude each other). */
 export class UnsatisfiableError extends Error {}

@@ -5,7 +5,7 @@ import type { Clock } from '../clock.js';
 import type { IdempotencyScope, Store } from '../store/store.js';
 import type { Caller, Handler, HandlerContext, HandlerInput, Handlers, OperationId } from './handler-types.js';
 import { localsOf, type RequestLocals } from './middleware/locals.js';
-import { perOperation } from './routing.js';
+import { perOperation } from './per-operation.js';
 
 /** The request parts a handler sees, after validation and coercion. */
 function inputOf(req: Request, op: OperationInfo, pathParams: Record<string, string>): HandlerInput<OperationId> {

@@ -7,7 +7,7 @@ import type { IdempotencyRepository } from '../../store/store.js';
 import { IdempotencyKeyInUseError } from '../errors/idempotency-key-in-use-error.js';
 import { IdempotencyKeyReusedError } from '../errors/idempotency-key-reused-error.js';
 import { localsOf } from './locals.js';
-import { perOperation } from '../routing.js';
+import { perOperation } from '../per-operation.js';
 
 /** How long records are kept, and after how long an unfinished claim may be taken over. */
 export const IDEMPOTENCY_TIMING = { retentionMs: 24 * 60 * 60 * 1000, lockMs: 30_000 } as const;

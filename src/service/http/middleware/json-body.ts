@@ -6,7 +6,7 @@ import type { OperationInfo } from '../../../contract/operations.js';
 import { InvalidRequestError } from '../errors/invalid-request-error.js';
 import { PayloadTooLargeError } from '../errors/payload-too-large-error.js';
 import { UnsupportedMediaTypeError } from '../errors/unsupported-media-type-error.js';
-import { perOperation } from '../routing.js';
+import { perOperation } from '../per-operation.js';
 import { strictJsonProblems } from './strict-json.js';
 
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;

@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import { resolveRef, type OpenApiDocument } from '../../../contract/load-spec.js';
 import type { OperationInfo } from '../../../contract/operations.js';
 import { InvalidRequestError } from '../errors/invalid-request-error.js';
-import { perOperation } from '../routing.js';
+import { perOperation } from '../per-operation.js';
 import type { ErrorDetail } from '../errors/api-error.js';
 import { localsOf } from './locals.js';
 

@@ -1,0 +1,80 @@
+/**
+ * The architecture, as rules on imports (`npm run check:imports`, part of `npm run check`):
+ * the service does not depend on the toolkit, the contract readers and the shared helpers
+ * depend on neither, nothing outside test/ imports a test file, the client package stands
+ * alone, and no module imports itself round a circle, type-only imports included.
+ * @type {import('dependency-cruiser').IConfiguration}
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'A circle of imports (type-only ones too) means two modules are one concept, or one of them is in the wrong place.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'tests-are-not-imported',
+      severity: 'error',
+      comment: 'Only tests import from test/: what a script or the service needs lives in src/ or scripts/.',
+      from: { pathNot: '^test/' },
+      to: { path: '^test/' },
+    },
+    {
+      name: 'service-does-not-use-the-toolkit',
+      severity: 'error',
+      comment: 'The service runs without the toolkit (the toolkit imitates and checks the service, not the other way round).',
+      from: { path: '^src/service/' },
+      to: { path: '^src/toolkit/' },
+    },
+    {
+      name: 'contract-readers-stand-alone',
+      severity: 'error',
+      comment: 'src/contract is what both the service and the toolkit read the contract with.',
+      from: { path: '^src/contract/' },
+      to: { path: '^src/(service|toolkit)/' },
+    },
+    {
+      name: 'shared-helpers-stand-alone',
+      severity: 'error',
+      from: { path: '^src/shared/' },
+      to: { path: '^src/(service|toolkit|contract)/' },
+    },
+    {
+      name: 'src-does-not-use-developer-commands',
+      severity: 'error',
+      comment: 'scripts/ and bench/ are commands run by developers; src/ is what ships and what they call.',
+      from: { path: '^src/' },
+      to: { path: '^(scripts|bench)/' },
+    },
+    {
+      name: 'domain-does-not-use-http',
+      severity: 'error',
+      comment: 'Stores, limits, keys and metrics know nothing of Express: the HTTP layer uses them.',
+      from: { path: '^src/service/(store|limits|keys|metrics)/' },
+      to: { path: '^src/service/http/' },
+    },
+    {
+      name: 'generated-imports-only-the-handlers',
+      severity: 'error',
+      comment: 'generated/handlers.ts maps each operationId to its hand-written handler; nothing else generated imports src/.',
+      from: { path: '^generated/' },
+      to: { path: '^src/', pathNot: '^src/service/http/(handlers/[^/]+|handler-types)[.]ts$' },
+    },
+    {
+      name: 'client-package-stands-alone',
+      severity: 'error',
+      comment: '@animal-store/client is published on its own: it imports nothing of the repository around it.',
+      from: { path: '^packages/client/' },
+      to: { path: '^(src|generated|test|scripts|bench|lint)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|dist|build|release|coverage)/|^test/designer/scenarios/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js', '.mjs', '.cjs', '.d.ts'] },
+  },
+};
