@@ -3,23 +3,13 @@ import type { BannedAddresses } from '../../limits/banned-addresses.js';
 import type { LimitDecision, RateLimiter } from '../../limits/limiter.js';
 import { NO_METRICS, type LimitOutcome, type ServiceMetrics } from '../../metrics/service-metrics.js';
 import { addressSubject } from '../../limits/client-address.js';
-import { PLAN_LIMITS, type Limits } from '../../limits/plans.js';
-import type { ApiKeyRecord } from '../../store/store.js';
+import { limitsOf, type Limits } from '../../limits/plans.js';
 import { KeyBannedError } from '../errors/key-banned-error.js';
 import { RateLimitedError } from '../errors/rate-limited-error.js';
 import { localsOf } from './locals.js';
 
 /** A decision's outcome as the metrics name it. */
 const OUTCOME: Record<LimitDecision['outcome'], LimitOutcome> = { allowed: 'allowed', rate_limited: 'refused', banned: 'banned' };
-
-/** The limits of a key: its plan's, or those agreed for an Enterprise key. */
-export function limitsOf(key: ApiKeyRecord): Limits {
-  if (key.plan === 'enterprise') {
-    if (key.perMinute === null || key.perDay === null) throw new Error(`Enterprise key ${key.id} has no limits`);
-    return { perMinute: key.perMinute, perDay: key.perDay };
-  }
-  return PLAN_LIMITS[key.plan];
-}
 
 /** X-RateLimit-Limit/Remaining/Reset of a decision. */
 export function rateLimitHeaders(decision: LimitDecision): Record<string, string> {
