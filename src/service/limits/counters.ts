@@ -39,7 +39,7 @@ export interface LimitCounters {
  * never refuse by themselves (unlimited points): the caller's plan is compared in
  * RateLimiter.check.
  */
-export const COUNTERS: Record<keyof LimitCounters, { points: number; duration: number }> = {
+const COUNTERS: Record<keyof LimitCounters, { points: number; duration: number }> = {
   minute: { points: Number.MAX_SAFE_INTEGER, duration: 60 },
   day: { points: Number.MAX_SAFE_INTEGER, duration: 86_400 },
   refusals: { points: Number.MAX_SAFE_INTEGER, duration: 86_400 },

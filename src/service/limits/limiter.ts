@@ -32,14 +32,14 @@ export interface BanPolicy {
  * subject's excuse is that number, up to this cap, so a client cannot earn an ever larger one
  * by being refused in bursts.
  */
-export const RETURNING_CLIENTS_MAX = 1_000;
+const RETURNING_CLIENTS_MAX = 1_000;
 
 /**
  * Refusals within this many seconds of a window's first refusal do not count towards a ban:
  * they are requests that were already on their way when the client was first told to wait.
  * Measured in milliseconds, so the grace is never shorter than this.
  */
-export const REFUSAL_GRACE_SECONDS = 2;
+const REFUSAL_GRACE_SECONDS = 2;
 
 const isPromise = <T>(value: Eventually<T>): value is Promise<T> => value instanceof Promise;
 
