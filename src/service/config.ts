@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { isAbsolute, join, resolve } from 'node:path';
 import { PACKAGE_ROOT } from '../shared/package-root.js';
-import { MEMORY_COUNTER_MAX_ENTRIES } from './limits/limiter.js';
+import { MEMORY_COUNTER_MAX_ENTRIES } from './limits/memory-counters.js';
 import { HTTP_TIMEOUTS } from './http/http-server.js';
 import { LOCAL_ORIGINS, parseAllowedOrigin } from './http/middleware/cors.js';
 import { PUBLIC_LIMITS } from './http/middleware/rate-limit.js';

@@ -1,6 +1,8 @@
 import type { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { memoryCounters, RateLimiter, type LimitCounters } from '../../src/service/limits/limiter.js';
+import type { LimitCounters } from '../../src/service/limits/counters.js';
+import { RateLimiter } from '../../src/service/limits/limiter.js';
+import { memoryCounters } from '../../src/service/limits/memory-counters.js';
 import { PLAN_LIMITS } from '../../src/service/limits/plans.js';
 import { connectRedis, redisCounters } from '../../src/service/limits/redis-counters.js';
 import { FakeClock } from '../support/fake-clock.js';
@@ -102,7 +104,7 @@ afterAll(async () => {
 });
 
 const engines: [string, boolean, () => Promise<LimitCounters>][] = [
-  ['memory', true, async () => memoryCounters()],
+  ['memory', true, () => Promise.resolve(memoryCounters())],
   [
     'Redis',
     redisEnabled(),

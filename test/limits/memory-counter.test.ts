@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AddressCounter } from '../../src/service/limits/address-counter.js';
-import { MemoryCounter, memoryCounters } from '../../src/service/limits/limiter.js';
+import { MemoryCounter, memoryCounters } from '../../src/service/limits/memory-counters.js';
 
 // Both counters of the memory backend: MemoryCounter (API keys) and AddressCounter (client
 // addresses) count and expire as rate-limiter-flexible's do, without a promise.
@@ -88,8 +88,8 @@ describe('MemoryCounter', () => {
 
   it("never evicts an API key's window for the addresses' sake", async () => {
     const counters = memoryCounters(1000);
-    counters.day.consume('key:key_1:20600');
-    for (let i = 0; i < 5000; i++) counters.day.consume(`address:10.0.${i >> 8}.${i & 255}:20600`);
+    await counters.day.consume('key:key_1:20600');
+    for (let i = 0; i < 5000; i++) await counters.day.consume(`address:10.0.${i >> 8}.${i & 255}:20600`);
     expect((await counters.day.get('key:key_1:20600'))?.consumedPoints).toBe(1);
     expect(await counters.day.get('address:10.0.0.0:20600')).toBeNull();
   });

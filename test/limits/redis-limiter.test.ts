@@ -1,6 +1,8 @@
 import type { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RateLimiter, memoryCounters, type LimitCounters } from '../../src/service/limits/limiter.js';
+import type { LimitCounters } from '../../src/service/limits/counters.js';
+import { RateLimiter } from '../../src/service/limits/limiter.js';
+import { memoryCounters } from '../../src/service/limits/memory-counters.js';
 import { connectRedis, REDIS_RETRY_AFTER_MS, redisCounters } from '../../src/service/limits/redis-counters.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { newRedisPrefix, redisEnabled, TEST_REDIS_URL } from '../support/services.js';

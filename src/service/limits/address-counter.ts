@@ -1,4 +1,4 @@
-import type { Counter, CounterValue } from './limiter.js';
+import type { Counter, CounterValue } from './counters.js';
 
 /** Slots looked at for one key: where its hash points, then 1, 3, 6, 10… further (triangular probing). */
 const PROBES = 16;

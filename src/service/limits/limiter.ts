@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { AddressCounter } from './address-counter.js';
+import type { Eventually, LimitCounters } from './counters.js';
 import type { Limits } from './plans.js';
 
 /** What the limiter decided for one request, with what the rate-limit headers report. */
@@ -13,42 +13,6 @@ export interface LimitDecision {
   resetAt: number;
   /** Seconds to wait, on a refusal; null when allowed. */
   retryAfter: number | null;
-}
-
-/** A value now (the memory counters) or later (Redis). */
-type Eventually<T> = T | Promise<T>;
-
-/** What the limiter reads of a counter. */
-export interface CounterValue {
-  consumedPoints: number;
-}
-
-/**
- * One named counter per key, expiring: the part of rate-limiter-flexible's limiters the limiter
- * uses, which its Redis limiters have, and {@link MemoryCounter} answers without a promise.
- */
-export interface Counter {
-  get(key: string): Eventually<CounterValue | null>;
-  /** Adds `points` (default 1); a new key lives `customDuration` seconds, or the counter's duration. */
-  consume(key: string, points?: number, options?: { customDuration?: number }): Eventually<CounterValue>;
-  set(key: string, points: number, secDuration: number): Eventually<unknown>;
-  delete(key: string): Eventually<unknown>;
-}
-
-/**
- * The counters behind the limiter: one implementation per backend (memory here, Redis for
- * several instances). Their own expiry only collects garbage; windows are fixed and named by the
- * injected clock, so every instance agrees on them.
- */
-export interface LimitCounters {
-  /** Requests per subject and minute window. */
-  minute: Counter;
-  /** Requests per subject and day window, counted only when the minute window allowed them. */
-  day: Counter;
-  /** Refused requests per subject and window. */
-  refusals: Counter;
-  /** Active bans; the stored points are the ban's end, in Unix seconds. */
-  bans: Counter;
 }
 
 /** When a subject that keeps sending while refused is banned, and for how long. */
@@ -68,150 +32,23 @@ export interface BanPolicy {
  * subject's excuse is that number, up to this cap, so a client cannot earn an ever larger one
  * by being refused in bursts.
  */
-export const RETURNING_CLIENTS_MAX = 1_000;
+const RETURNING_CLIENTS_MAX = 1_000;
 
 /**
  * Refusals within this many seconds of a window's first refusal do not count towards a ban:
  * they are requests that were already on their way when the client was first told to wait.
  * Measured in milliseconds, so the grace is never shorter than this.
  */
-export const REFUSAL_GRACE_SECONDS = 2;
-
-/**
- * Each counter's name and how long (seconds) its entries live, for every backend. The counters
- * never refuse by themselves (unlimited points): the caller's plan is compared in
- * RateLimiter.check.
- */
-export const COUNTERS: Record<keyof LimitCounters, { points: number; duration: number }> = {
-  minute: { points: Number.MAX_SAFE_INTEGER, duration: 60 },
-  day: { points: Number.MAX_SAFE_INTEGER, duration: 86_400 },
-  refusals: { points: Number.MAX_SAFE_INTEGER, duration: 86_400 },
-  bans: { points: Number.MAX_SAFE_INTEGER, duration: 86_400 },
-};
-
-/** Builds one counter per entry of COUNTERS. */
-export function buildCounters(make: (name: keyof LimitCounters, options: { points: number; duration: number }) => Counter): LimitCounters {
-  return {
-    minute: make('minute', COUNTERS.minute),
-    day: make('day', COUNTERS.day),
-    refusals: make('refusals', COUNTERS.refusals),
-    bans: make('bans', COUNTERS.bans),
-  };
-}
-
-/**
- * Counters in this process's memory, answering at once (no promise, no timer): for one instance.
- * Expired entries are dropped when read, and all of them at most once a minute when a new key
- * comes, so keys of past windows do not pile up. The number of entries is capped: past
- * `maxEntries`, the oldest entry goes (a Map keeps insertion order), so memory stays bounded
- * whatever the number of distinct clients. What an evicted subject gains: its window starts
- * afresh (at most one more window's worth of requests), or, for a ban, it ends early.
- */
-export class MemoryCounter implements Counter {
-  private readonly entries = new Map<string, { consumedPoints: number; expiresAt: number }>();
-  private nextSweep = 0;
-  /** Entries dropped to stay within maxEntries, since the start. */
-  evicted = 0;
-
-  constructor(
-    private readonly durationSeconds: number,
-    private readonly maxEntries = Number.POSITIVE_INFINITY,
-  ) {}
-
-  private live(key: string, now: number) {
-    const entry = this.entries.get(key);
-    if (entry && entry.expiresAt <= now) {
-      this.entries.delete(key);
-      return undefined;
-    }
-    return entry;
-  }
-
-  private create(key: string, consumedPoints: number, seconds: number, now: number) {
-    if (now >= this.nextSweep) {
-      this.nextSweep = now + 60_000;
-      for (const [k, e] of this.entries) if (e.expiresAt <= now) this.entries.delete(k);
-    }
-    // Deleted first, so a renewed entry moves to the end of the eviction order.
-    this.entries.delete(key);
-    while (this.entries.size >= this.maxEntries) {
-      this.entries.delete(this.entries.keys().next().value!);
-      this.evicted++;
-    }
-    const entry = { consumedPoints, expiresAt: now + seconds * 1000 };
-    this.entries.set(key, entry);
-    return entry;
-  }
-
-  get(key: string): CounterValue | null {
-    return this.live(key, Date.now()) ?? null;
-  }
-
-  consume(key: string, points = 1, options: { customDuration?: number } = {}): CounterValue {
-    const now = Date.now();
-    const entry = this.live(key, now) ?? this.create(key, 0, options.customDuration ?? this.durationSeconds, now);
-    entry.consumedPoints += points;
-    return entry;
-  }
-
-  set(key: string, points: number, secDuration: number): void {
-    this.create(key, points, secDuration, Date.now());
-  }
-
-  delete(key: string): void {
-    this.entries.delete(key);
-  }
-
-  /** How many keys the counter holds now, expired ones not yet dropped included. */
-  get size(): number {
-    return this.entries.size;
-  }
-}
-
-/** Entries each memory counter keeps at most, by default (see LIMITER_MAX_ENTRIES). */
-export const MEMORY_COUNTER_MAX_ENTRIES = 50_000;
-
-/**
- * API keys' windows apart from everyone else's: their number is that of issued keys, so they are
- * never evicted (a flood of addresses must not reset a key's day), while the windows of client
- * addresses and of the keyless endpoints are capped.
- */
-class SubjectsApart implements Counter {
-  constructor(
-    private readonly keys: MemoryCounter,
-    private readonly others: AddressCounter,
-  ) {}
-  private of(key: string): Counter {
-    return key.startsWith('key:') ? this.keys : this.others;
-  }
-  get(key: string) {
-    return this.of(key).get(key);
-  }
-  consume(key: string, points?: number, options?: { customDuration?: number }) {
-    return this.of(key).consume(key, points, options);
-  }
-  set(key: string, points: number, secDuration: number) {
-    return this.of(key).set(key, points, secDuration);
-  }
-  delete(key: string) {
-    return this.of(key).delete(key);
-  }
-}
-
-/**
- * In-memory counters, for one instance: each keeps every API key's windows, and at most
- * `maxEntries` (rounded up to a power of two) windows of client addresses, in a table allocated
- * once (AddressCounter).
- */
-export function memoryCounters(maxEntries = MEMORY_COUNTER_MAX_ENTRIES): LimitCounters {
-  return buildCounters(
-    (_name, options) => new SubjectsApart(new MemoryCounter(options.duration), new AddressCounter(options.duration, maxEntries)),
-  );
-}
+const REFUSAL_GRACE_SECONDS = 2;
 
 const isPromise = <T>(value: Eventually<T>): value is Promise<T> => value instanceof Promise;
 
 const WINDOWS = { minute: 60, day: 86_400 } as const;
+
+/** The decision on a subject banned until `until` (Unix seconds), reporting `limit`. */
+function bannedUntil(until: number, nowSec: number, limit: number): LimitDecision {
+  return { outcome: 'banned', window: 'ban', limit, remaining: 0, resetAt: until, retryAfter: until - nowSec };
+}
 
 /**
  * Per-subject limits over a minute and a day window, with temporary bans for subjects that keep
@@ -241,16 +78,7 @@ export class RateLimiter {
     const minuteCount = this.counters.minute.consume(`${subject}:${minuteIndex}`);
     const [ban, minute] =
       isPromise(banLookup) || isPromise(minuteCount) ? await Promise.all([banLookup, minuteCount]) : [banLookup, minuteCount];
-    if (ban && ban.consumedPoints > nowSec) {
-      return {
-        outcome: 'banned',
-        window: 'ban',
-        limit: limits.perMinute,
-        remaining: 0,
-        resetAt: ban.consumedPoints,
-        retryAfter: ban.consumedPoints - nowSec,
-      };
-    }
+    if (ban && ban.consumedPoints > nowSec) return bannedUntil(ban.consumedPoints, nowSec, limits.perMinute);
 
     const minuteState = {
       window: 'minute' as const,
@@ -292,16 +120,7 @@ export class RateLimiter {
       this.counters.minute.get(`${subject}:${minuteIndex}`),
       this.counters.day.get(`${subject}:${dayIndex}`),
     ]);
-    if (ban && ban.consumedPoints > nowSec) {
-      return {
-        outcome: 'banned',
-        window: 'ban',
-        limit: limits.perMinute,
-        remaining: 0,
-        resetAt: ban.consumedPoints,
-        retryAfter: ban.consumedPoints - nowSec,
-      };
-    }
+    if (ban && ban.consumedPoints > nowSec) return bannedUntil(ban.consumedPoints, nowSec, limits.perMinute);
     const minuteLeft = Math.max(0, limits.perMinute - (minute?.consumedPoints ?? 0));
     const dayLeft = Math.max(0, limits.perDay - (day?.consumedPoints ?? 0));
     const closest =
@@ -359,7 +178,7 @@ export class RateLimiter {
       // The count starts again after the ban: a client that then waits as told is not banned
       // anew, and what it was refused while ignoring Retry-After excuses nothing later.
       await Promise.all([this.counters.refusals.delete(key), this.counters.refusals.delete(`${key}:all`)]);
-      return { outcome: 'banned', window: 'ban', limit: state.limit, remaining: 0, resetAt: until, retryAfter: this.policy.banSeconds };
+      return bannedUntil(until, nowSec, state.limit);
     }
     return refused;
   }

@@ -19,3 +19,15 @@ export const PLAN_LIMITS: Record<Exclude<Plan, 'enterprise'>, Limits> = {
 export function isPlan(value: string): value is Plan {
   return (PLANS as readonly string[]).includes(value);
 }
+
+/**
+ * The limits of a key: its plan's, or those agreed for an Enterprise key. Takes the fields of
+ * the store's key record it reads, so the plans need not know the store.
+ */
+export function limitsOf(key: { id: string; plan: Plan; perMinute: number | null; perDay: number | null }): Limits {
+  if (key.plan === 'enterprise') {
+    if (key.perMinute === null || key.perDay === null) throw new Error(`Enterprise key ${key.id} has no limits`);
+    return { perMinute: key.perMinute, perDay: key.perDay };
+  }
+  return PLAN_LIMITS[key.plan];
+}

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
-import { buildCounters, type Counter, type LimitCounters } from './limiter.js';
+import { buildCounters, type Counter, type LimitCounters } from './counters.js';
 
 /**
  * After Redis fails a command, the counters go straight to memory for this long before asking

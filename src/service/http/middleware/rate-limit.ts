@@ -3,8 +3,7 @@ import type { BannedAddresses } from '../../limits/banned-addresses.js';
 import type { LimitDecision, RateLimiter } from '../../limits/limiter.js';
 import { NO_METRICS, type LimitOutcome, type ServiceMetrics } from '../../metrics/service-metrics.js';
 import { addressSubject } from '../../limits/client-address.js';
-import { PLAN_LIMITS, type Limits } from '../../limits/plans.js';
-import type { ApiKeyRecord } from '../../store/store.js';
+import { limitsOf, type Limits } from '../../limits/plans.js';
 import { KeyBannedError } from '../errors/key-banned-error.js';
 import { RateLimitedError } from '../errors/rate-limited-error.js';
 import { localsOf } from './locals.js';
@@ -12,16 +11,7 @@ import { localsOf } from './locals.js';
 /** A decision's outcome as the metrics name it. */
 const OUTCOME: Record<LimitDecision['outcome'], LimitOutcome> = { allowed: 'allowed', rate_limited: 'refused', banned: 'banned' };
 
-/** The limits of a key: its plan's, or those agreed for an Enterprise key. */
-export function limitsOf(key: ApiKeyRecord): Limits {
-  if (key.plan === 'enterprise') {
-    if (key.perMinute === null || key.perDay === null) throw new Error(`Enterprise key ${key.id} has no limits`);
-    return { perMinute: key.perMinute, perDay: key.perDay };
-  }
-  return PLAN_LIMITS[key.plan];
-}
-
-/** X-RateLimit-Limit/Remaining/Reset of a decision. */
+/** X-RateLimit-Limit/Remaining/Reset of a decision: on the app's answers, and on those Node gives before the app sees the request. */
 export function rateLimitHeaders(decision: LimitDecision): Record<string, string> {
   return {
     'X-RateLimit-Limit': String(decision.limit),
@@ -39,16 +29,9 @@ export function anonymousRateLimitHeaders(limiter: RateLimiter, anonymousLimits:
     rateLimitHeaders(await limiter.peek(addressSubject(undefined, address), anonymousLimits));
 }
 
-/** Sets X-RateLimit-Limit/Remaining/Reset from a decision. */
-function setHeaders(res: Parameters<RequestHandler>[1], decision: LimitDecision): void {
-  res.setHeader('X-RateLimit-Limit', String(decision.limit));
-  res.setHeader('X-RateLimit-Remaining', String(decision.remaining));
-  res.setHeader('X-RateLimit-Reset', String(decision.resetAt));
-}
-
 /** Puts a decision's rate-limit headers on the response, and throws its 429 when it refuses. */
 function enforce(res: Parameters<RequestHandler>[1], decision: LimitDecision, subject: 'key' | 'address'): void {
-  setHeaders(res, decision);
+  res.set(rateLimitHeaders(decision));
   if (decision.outcome === 'banned') throw new KeyBannedError(decision.retryAfter ?? 1, subject);
   if (decision.outcome === 'rate_limited') {
     throw new RateLimitedError(decision.window === 'day' ? 'day' : 'minute', decision.limit, decision.retryAfter ?? 1);
@@ -72,7 +55,7 @@ export function rateLimit(
   return async (req, res, next) => {
     const { key, storeError } = localsOf(res);
     if (!key && storeError) {
-      setHeaders(res, await limiter.peek(addressSubject(req.ip, req.socket.remoteAddress), anonymousLimits));
+      res.set(rateLimitHeaders(await limiter.peek(addressSubject(req.ip, req.socket.remoteAddress), anonymousLimits)));
       return next();
     }
     if (key) {
