@@ -14,14 +14,12 @@ export interface OperationInputs {
 /** A resolved Example Object: `value`, and the headers it goes with in `x-headers`. */
 export type ExampleObject = { value?: unknown; 'x-headers'?: Record<string, unknown>; [key: string]: unknown };
 
-export const STATUS_OF_CODE: Readonly<Record<string, number>>;
 export function responseProblems(response: SeenResponse): string[];
 export function operationInputs(
   pathItem: Record<string, unknown> | undefined,
   operation: Record<string, unknown>,
   resolve: (value: unknown) => unknown,
 ): OperationInputs;
-export function fieldFits(field: string, inputs: OperationInputs): boolean;
 export function unfitFields(body: unknown, inputs: OperationInputs): string[];
 export function exampleHeaders(
   response: Record<string, unknown>,

@@ -11,7 +11,7 @@
  */
 
 /** The status each error code is answered with: the closed table of the contract's introduction. */
-export const STATUS_OF_CODE = {
+const STATUS_OF_CODE = {
   invalid_request: 400,
   unauthorized: 401,
   not_found: 404,
@@ -123,7 +123,7 @@ export function operationInputs(pathItem, operation, resolve) {
  * @param {string} field
  * @param {{ parameters: { in: string, name: string }[], hasRequestBody: boolean }} inputs
  */
-export function fieldFits(field, inputs) {
+function fieldFits(field, inputs) {
   const dot = field.indexOf('.');
   const where = dot === -1 ? field : field.slice(0, dot);
   const name = dot === -1 ? '' : field.slice(dot + 1);

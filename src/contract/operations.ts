@@ -9,8 +9,6 @@ export interface OperationInfo {
   method: (typeof HTTP_METHODS)[number];
   /** The path as the contract writes it, relative to the server URL (`/pets/{petId}`). */
   path: string;
-  /** The same path in Express's syntax (`/pets/:petId`). */
-  expressPath: string;
   summary: string;
   deprecated: boolean;
   /** When a deprecated operation was deprecated (`x-deprecated-at`, ISO 8601), or null. */
@@ -53,7 +51,6 @@ export function listOperations(doc: OpenApiDocument): OperationInfo[] {
         operationId,
         method,
         path,
-        expressPath: path.replace(/\{([^{}]+)\}/g, ':$1'),
         summary: typeof op.summary === 'string' ? op.summary : '',
         deprecated: op.deprecated === true,
         deprecatedAt: typeof op['x-deprecated-at'] === 'string' ? op['x-deprecated-at'] : null,

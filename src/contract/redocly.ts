@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { SPEC_PATH } from './load-spec.js';
 
 /** Redocly CLI, a development dependency of this package. */
-export const REDOCLY = join(dirname(SPEC_PATH), 'node_modules', '.bin', 'redocly');
+const REDOCLY = join(dirname(SPEC_PATH), 'node_modules', '.bin', 'redocly');
 
 /** Whether this installation has Redocly CLI (it is a development dependency). */
 export function hasRedocly(): boolean {

@@ -8,7 +8,7 @@ export type AuthKind =
   'valid' | 'missing' | 'not-bearer' | 'malformed' | 'bad-checksum' | 'other-environment' | 'unknown' | 'revoked' | 'in-query' | 'twice';
 
 /** Every way of sending no valid key. */
-export const INVALID_AUTH: Exclude<AuthKind, 'valid'>[] = [
+const INVALID_AUTH: Exclude<AuthKind, 'valid'>[] = [
   'missing',
   'not-bearer',
   'malformed',
@@ -21,7 +21,7 @@ export const INVALID_AUTH: Exclude<AuthKind, 'valid'>[] = [
 ];
 
 /** What a generated invalid request broke, and what the contract says the answer is. */
-export interface Mutation {
+interface Mutation {
   kind: MutationKind;
   /** Where: `body.name`, `query.limit`, `path.petId`, `header.Idempotency-Key`, `body`, `authorization`. */
   field: string;

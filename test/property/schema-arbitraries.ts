@@ -141,7 +141,7 @@ const PLAIN_JSON = fc.oneof(
 );
 
 /** Length in code points, as JSON Schema counts it (not UTF-16 units). */
-export function codePointLength(text: string): number {
+function codePointLength(text: string): number {
   let n = 0;
   for (const _ of text) n++;
   return n;

@@ -33,12 +33,12 @@ function check(format: Format | undefined, value: string): boolean {
  * through express-openapi-validator) and `full` (what a stricter validator checks). A valid
  * value must pass both and a broken one fail both, so that neither depends on the mode.
  */
-export function formatAccepts(format: string, value: string): boolean {
+function formatAccepts(format: string, value: string): boolean {
   return check(fastFormats[format as keyof typeof fastFormats], value) && check(fullFormats[format as keyof typeof fullFormats], value);
 }
 
 /** Whether a string fails a format in both of ajv-formats' modes. */
-export function formatRefuses(format: string, value: string): boolean {
+function formatRefuses(format: string, value: string): boolean {
   return !check(fastFormats[format as keyof typeof fastFormats], value) && !check(fullFormats[format as keyof typeof fullFormats], value);
 }
 

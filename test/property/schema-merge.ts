@@ -26,7 +26,7 @@ export function typeList(type: Schema['type']): JsonType[] | null {
 }
 
 /** Values that satisfy every one of the schemas: `allOf` of them, or `true` (no constraint), or the one schema itself. */
-export function allOf(schemas: (SchemaLike | undefined)[]): SchemaLike {
+function allOf(schemas: (SchemaLike | undefined)[]): SchemaLike {
   const kept = schemas.filter(
     (s): s is SchemaLike => s !== undefined && s !== true && !(typeof s === 'object' && Object.keys(s).length === 0),
   );

@@ -46,7 +46,7 @@ interface PrismViolation {
  * located in the response, whatever its severity. Violations of the request are left out: the
  * suite sends invalid requests on purpose, and what matters is how the server answers them.
  */
-export function prismViolations(headers: Headers): string[] {
+function prismViolations(headers: Headers): string[] {
   const header = headers.get('sl-violations');
   if (header === null) return [];
   let violations: PrismViolation[];

@@ -53,7 +53,7 @@ export function parseResponses(raw: Buffer): RawResponse[] {
 }
 
 /** Parses one HTTP/1.1 response (Content-Length, chunked, or read to the end). */
-export function parseResponse(raw: Buffer): RawResponse {
+function parseResponse(raw: Buffer): RawResponse {
   const end = raw.indexOf('\r\n\r\n');
   if (end < 0) throw new Error(`not an HTTP response: ${JSON.stringify(raw.subarray(0, 200).toString('latin1'))}`);
   const [statusLine, ...lines] = raw.subarray(0, end).toString('latin1').split('\r\n');

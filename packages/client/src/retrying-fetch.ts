@@ -58,7 +58,7 @@ export interface RateLimitState {
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Seconds of a `Retry-After` header (delay-seconds or an HTTP date), in ms; null when absent or unreadable. */
-export function retryAfterMs(header: string | null, now: number): number | null {
+function retryAfterMs(header: string | null, now: number): number | null {
   if (header === null) return null;
   if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
   const date = Date.parse(header);

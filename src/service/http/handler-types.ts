@@ -42,7 +42,7 @@ export type ResultOf<Rs> = { [S in keyof Rs]: ResponseOf<S, Rs[S]> }[keyof Rs];
  * Anything else does not compile. (Rate-limit and request-id headers are set by the middleware,
  * not by handlers.)
  */
-export type HandlerResult<K extends OperationId> = ResultOf<Operation<K>['responses']>;
+type HandlerResult<K extends OperationId> = ResultOf<Operation<K>['responses']>;
 
 /** Who is calling: the API key the request was authenticated with. */
 export interface Caller {

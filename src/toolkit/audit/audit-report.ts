@@ -6,7 +6,7 @@ export type AuditOutcome =
 export type Severity = 'info' | 'low' | 'moderate' | 'high' | 'critical';
 
 /** One vulnerable package at or above the gate's severity. */
-export interface AuditFinding {
+interface AuditFinding {
   name: string;
   severity: Severity;
   range: string;
@@ -18,7 +18,7 @@ export interface AuditFinding {
 const SEVERITIES: Severity[] = ['info', 'low', 'moderate', 'high', 'critical'];
 
 /** Whether `severity` is at least `threshold`. */
-export function atLeast(severity: Severity, threshold: Severity): boolean {
+function atLeast(severity: Severity, threshold: Severity): boolean {
   return SEVERITIES.indexOf(severity) >= SEVERITIES.indexOf(threshold);
 }
 

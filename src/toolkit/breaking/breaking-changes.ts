@@ -97,7 +97,7 @@ const segments = (pointer: string): string[] =>
     .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
 
 /** `#/paths/~1pets~1{petId}/get/...` → `GET /pets/{petId}`; other pointers are returned as they are. */
-export function describeLocation(pointer: string): string {
+function describeLocation(pointer: string): string {
   const [root, path, method] = segments(pointer);
   if (root !== 'paths' || path === undefined) return pointer;
   return method && METHOD.test(method) ? `${method.toUpperCase()} ${path}` : path;

@@ -8,7 +8,7 @@ import type { RequestHandler } from 'express';
 export const LOCAL_ORIGINS: readonly string[] = ['http://localhost:*', 'http://127.0.0.1:*'];
 
 /** Request headers a browser may send cross-origin besides the CORS-safelisted ones. */
-export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'] as const;
+const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'] as const;
 
 /** Response headers browser code may read besides the safelisted ones (Content-Type, …). */
 export const CORS_EXPOSED_HEADERS = [
@@ -25,7 +25,7 @@ export const CORS_EXPOSED_HEADERS = [
 ] as const;
 
 /** How long a browser may cache a preflight's answer, in seconds. */
-export const CORS_MAX_AGE_SECONDS = 600;
+const CORS_MAX_AGE_SECONDS = 600;
 
 /**
  * Parses one allowed origin as CORS_ORIGINS writes it: `scheme://host[:port]`, exactly as a

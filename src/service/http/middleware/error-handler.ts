@@ -49,7 +49,7 @@ function fieldOf(path: string, rawLast = false): string {
 }
 
 /** Turns anything thrown into an ApiError; null for an unexpected failure (a 500). */
-export function toApiError(error: unknown, req: Request, paths: PathMatcher): ApiError | null {
+function toApiError(error: unknown, req: Request, paths: PathMatcher): ApiError | null {
   if (error instanceof ApiError) return error;
   if (error instanceof StoreUnavailableError) {
     return new ServiceUnavailableError('The store is temporarily unavailable; retry after 5 seconds.', 5, { cause: error });

@@ -9,7 +9,7 @@ const NUMBER_PARTS = /^-?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
  * double: `3.0` and `0.3e1` are the integer 3; `4503599627370496.5` is not an integer, though
  * JSON.parse rounds it to one.
  */
-export function exactInteger(token: string): { integer: boolean; safe: boolean } {
+function exactInteger(token: string): { integer: boolean; safe: boolean } {
   const [, whole, fraction = '', exponent = '0'] = NUMBER_PARTS.exec(token)!;
   let digits = `${whole}${fraction}`.replace(/^0+/, '');
   if (digits === '') return { integer: true, safe: true };
@@ -31,7 +31,7 @@ const STRING = /"(?:[^"\\]|\\.)*"/y;
  * with thousands of unknown ones is refused here, as a whole, before the validator would name
  * each of them (1,500 keys cost it over 10 ms of CPU and an Error body of 1,500 details).
  */
-export const MAX_PROPERTIES = 64;
+const MAX_PROPERTIES = 64;
 
 interface Frame {
   kind: 'object' | 'array';
