@@ -1,0 +1,37 @@
+// The README's "Where a request goes" is the map a newcomer reads first: it must name the steps
+// createApp gives Express, in the order it gives them, each with the file it lives in.
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../support/run.js';
+import { requestSteps } from './request-steps.js';
+
+const APP = 'src/service/http/app.ts';
+
+/**
+ * The steps the README lists under `app.ts` in its "Where a request goes" block: each indented
+ * line starts with the file (relative to app.ts's folder) and the name app.ts uses.
+ */
+function readmeSteps(readme: string): string[] {
+  const section = readme.split(/^### Where a request goes$/m)[1];
+  const block = section?.split('```')[1];
+  if (!block) throw new Error('README.md has no code block under "### Where a request goes"');
+  const lines = block.split('\n');
+  const appLine = lines.findIndex((line) => line.split(/\s+/)[0] === APP);
+  if (appLine < 0) throw new Error(`the request path in README.md has no line for ${APP}`);
+  const steps: string[] = [];
+  for (const line of lines.slice(appLine + 1)) {
+    if (!line.startsWith('  ')) break;
+    const [file, name] = line.trim().split(/\s+/);
+    steps.push(`${join(dirname(APP), file ?? '')} ${name}`);
+  }
+  return steps;
+}
+
+describe("the README's request path", () => {
+  it(`lists the steps createApp (${APP}) runs, in its order, each with its file`, () => {
+    const fromApp = requestSteps(ROOT, APP).map((s) => `${s.file} ${s.name}`);
+    expect(fromApp.length).toBeGreaterThan(10);
+    expect(readmeSteps(readFileSync(join(ROOT, 'README.md'), 'utf8'))).toEqual(fromApp);
+  });
+});
