@@ -70,6 +70,12 @@ describe('npm run keys', () => {
       ['create', '--plan', 'enterprise', '--name', 'x', '--per-minute', '0', '--per-day', '5'],
       '--per-minute must be a positive whole number',
     ],
+    [
+      ['create', '--plan', 'enterprise', '--name', 'x', '--per-minute', '10', '--per-day', '5'],
+      '--per-minute cannot be larger than --per-day',
+    ],
+    [['create', '--plan', 'free', '--name', '   '], '--name must be 1 to 200 characters'],
+    [['create', '--plan', 'free', '--name', 'x'.repeat(201)], '--name must be 1 to 200 characters'],
     [['create', '--plan', 'free', '--name', 'x', '--env', 'dev'], '--env must be production or staging'],
     [['revoke'], 'revoke takes exactly one key id'],
     [['rotate'], 'Unknown command "rotate"'],

@@ -4,7 +4,8 @@ import { ConfigError, loadConfig } from '../config.js';
 import { isPlan, PLAN_LIMITS, PLANS } from '../limits/plans.js';
 import { openStore } from '../store/open-store.js';
 import type { ApiKeyRecord, Store } from '../store/store.js';
-import { issueKey } from './issue-key.js';
+import { issueKey, KEY_NAME_MAX_LENGTH } from './issue-key.js';
+import { KeyRequestError, type KeyRequestProblem } from './key-request-error.js';
 import type { KeyEnvironment } from './key-format.js';
 
 /** `npm run keys --`, or `node keys.js` in the release. */
@@ -29,7 +30,7 @@ Issues an API key and prints it once. Only its hash is stored: a lost key cannot
 
 Options:
   --plan PLAN       ${PLANS.join(' | ')} (free ${PLAN_LIMITS.free.perMinute}/min ${PLAN_LIMITS.free.perDay}/day, pro ${PLAN_LIMITS.pro.perMinute}/${PLAN_LIMITS.pro.perDay}, business ${PLAN_LIMITS.business.perMinute}/${PLAN_LIMITS.business.perDay}).
-  --name TEXT       Who or what the key is for (1 to 200 characters).
+  --name TEXT       Who or what the key is for (1 to ${KEY_NAME_MAX_LENGTH} characters).
   --env ENV         production | staging (default: ANIMAL_STORE_ENV, else production).
   --per-minute N    Enterprise only: requests per minute.
   --per-day N       Enterprise only: requests per day.
@@ -53,6 +54,14 @@ Revokes the key with this id (from ${KEYS} list). The service refuses it at once
 Options:
   -h, --help    Show this help.
 `;
+
+/** What issueKey refuses, said with this command's options. */
+const IN_OPTIONS: Record<KeyRequestProblem, (plan: string) => string> = {
+  name_length: () => `--name must be 1 to ${KEY_NAME_MAX_LENGTH} characters`,
+  limits_missing: () => 'an enterprise key needs --per-minute and --per-day',
+  limits_order: () => '--per-minute cannot be larger than --per-day',
+  limits_not_allowed: (plan) => `--per-minute and --per-day are for enterprise keys; the ${plan} plan has fixed limits`,
+};
 
 function positiveInteger(name: string, raw: string | undefined, help: string): number | undefined {
   if (raw === undefined) return undefined;
@@ -92,7 +101,8 @@ async function create(store: Store, args: string[], defaultEnv: KeyEnvironment):
       new Date(),
     );
   } catch (error) {
-    failUsage(CREATE_HELP, (error as Error).message);
+    if (error instanceof KeyRequestError) failUsage(CREATE_HELP, IN_OPTIONS[error.problem](values.plan));
+    throw error;
   }
   const { record, key } = issued;
   process.stdout.write(
@@ -110,7 +120,8 @@ async function list(store: Store, args: string[]): Promise<void> {
   const { values } = parseCommandLine(LIST_HELP, { json: { type: 'boolean', default: false } }, { args });
   const keys = await store.listKeys();
   if (values.json) {
-    for (const { hash: _hash, ...k } of keys) process.stdout.write(`${JSON.stringify(k)}\n`);
+    // Never the hash: what is listed may be pasted anywhere.
+    for (const k of keys) process.stdout.write(`${JSON.stringify(k, (field, value: unknown) => (field === 'hash' ? undefined : value))}\n`);
     return;
   }
   if (keys.length === 0) {
