@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { failUsage, parseCommandLine } from '../src/shared/command-line.js';
+import { parseCommandLine, portOption } from '../src/shared/command-line.js';
 import { systemClock } from '../src/service/clock.js';
 import { issueKey } from '../src/service/keys/issue-key.js';
 import { memoryCounters, RateLimiter } from '../src/service/limits/limiter.js';
@@ -30,9 +30,7 @@ const ENTERPRISE_SANDBOX_LIMITS: Limits = { perMinute: 3, perDay: 100 };
 
 async function main(): Promise<void> {
   const { values } = parseCommandLine(HELP, { port: { type: 'string', default: '3030' } });
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    failUsage(HELP, `--port must be a whole number from 0 to 65535, got "${values.port}"`);
+  const port = portOption(HELP, values.port);
 
   const dir = mkdtempSync(join(tmpdir(), 'animal-store-sandbox-'));
   const store = SqliteStore.open(join(dir, 'sandbox.db'));

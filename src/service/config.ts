@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { isAbsolute, join, resolve } from 'node:path';
 import { PACKAGE_ROOT } from '../shared/package-root.js';
+import { parseWholeNumber, PORT_RANGE } from '../shared/whole-number.js';
 import { MEMORY_COUNTER_MAX_ENTRIES } from './limits/limiter.js';
 import { HTTP_TIMEOUTS } from './http/http-server.js';
 import { LOCAL_ORIGINS, parseAllowedOrigin } from './http/middleware/cors.js';
@@ -81,12 +82,7 @@ interface Setting<K extends keyof Config> {
 }
 
 function integer(min: number, max: number) {
-  return (raw: string): number => {
-    if (!/^\d+$/.test(raw)) throw new Error(`must be a whole number from ${min} to ${max}`);
-    const value = Number(raw);
-    if (value < min || value > max) throw new Error(`must be a whole number from ${min} to ${max}`);
-    return value;
-  };
+  return (raw: string): number => parseWholeNumber(raw, { min, max });
 }
 
 function urlOf(schemes: string[], example: string) {
@@ -125,7 +121,13 @@ function oneOf<T extends string>(...values: T[]) {
  * process.env. `npm start -- --help` prints this table.
  */
 export const SETTINGS = [
-  { key: 'port', variable: 'PORT', doc: 'Port to listen on (0 picks a free one).', default: 3000, parse: integer(0, 65535) },
+  {
+    key: 'port',
+    variable: 'PORT',
+    doc: 'Port to listen on (0 picks a free one).',
+    default: 3000,
+    parse: integer(PORT_RANGE.min, PORT_RANGE.max),
+  },
   { key: 'host', variable: 'HOST', doc: 'Address to listen on.', default: '0.0.0.0', parse: (raw: string) => raw },
   {
     key: 'databasePath',

@@ -68,7 +68,7 @@ describe('npm run keys', () => {
     [['create', '--plan', 'free', '--name', 'x', '--per-minute', '5'], 'are for enterprise keys'],
     [
       ['create', '--plan', 'enterprise', '--name', 'x', '--per-minute', '0', '--per-day', '5'],
-      '--per-minute must be a positive whole number',
+      '--per-minute must be a whole number of at least 1, got "0"',
     ],
     [
       ['create', '--plan', 'enterprise', '--name', 'x', '--per-minute', '10', '--per-day', '5'],

@@ -1,5 +1,5 @@
 /** `npm run keys`: issue, list and revoke API keys in the service's store. */
-import { failUsage, invokedAs, parseCommandLine } from '../../shared/command-line.js';
+import { failUsage, invokedAs, parseCommandLine, wholeNumberOption } from '../../shared/command-line.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { isPlan, PLAN_LIMITS, PLANS } from '../limits/plans.js';
 import { openStore } from '../store/open-store.js';
@@ -63,11 +63,9 @@ const IN_OPTIONS: Record<KeyRequestProblem, (plan: string) => string> = {
   limits_not_allowed: (plan) => `--per-minute and --per-day are for enterprise keys; the ${plan} plan has fixed limits`,
 };
 
-function positiveInteger(name: string, raw: string | undefined, help: string): number | undefined {
-  if (raw === undefined) return undefined;
-  if (!/^[1-9]\d*$/.test(raw) || !Number.isSafeInteger(Number(raw)))
-    failUsage(help, `${name} must be a positive whole number, got "${raw}"`);
-  return Number(raw);
+/** A limit option's value: a whole number of at least 1, or undefined when the option is absent. */
+function limitOption(name: 'per-minute' | 'per-day', raw: string | undefined): number | undefined {
+  return raw === undefined ? undefined : wholeNumberOption(CREATE_HELP, name, raw, 1);
 }
 
 async function create(store: Store, args: string[], defaultEnv: KeyEnvironment): Promise<void> {
@@ -95,8 +93,8 @@ async function create(store: Store, args: string[], defaultEnv: KeyEnvironment):
         name: values.name,
         plan: values.plan,
         environment: env,
-        perMinute: positiveInteger('--per-minute', values['per-minute'], CREATE_HELP),
-        perDay: positiveInteger('--per-day', values['per-day'], CREATE_HELP),
+        perMinute: limitOption('per-minute', values['per-minute']),
+        perDay: limitOption('per-day', values['per-day']),
       },
       new Date(),
     );
