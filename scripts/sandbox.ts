@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { parseCommandLine, portOption } from '../src/shared/command-line.js';
 import { systemClock } from '../src/service/clock.js';
+import { anonymousLimitsOf, banPolicyOf } from '../src/service/config/load-config.js';
+import { defaultConfig } from '../src/service/config/settings.js';
 import { issueKey } from '../src/service/keys/issue-key.js';
 import { memoryCounters, RateLimiter } from '../src/service/limits/limiter.js';
 import { PLANS, type Limits, type Plan } from '../src/service/limits/plans.js';
@@ -43,8 +45,9 @@ async function main(): Promise<void> {
     keys.push([plan, (await issueKey(store, { name: `sandbox ${plan}`, plan, environment: 'production', ...limits }, new Date())).key]);
   }
 
-  const limiter = new RateLimiter(memoryCounters(), systemClock, { banAfterRefusals: 10, banSeconds: 600 });
-  const anonymousLimits = { perMinute: 30, perDay: 1000 };
+  // The service's defaults, whatever the environment says: the sandbox reads no configuration.
+  const defaults = defaultConfig();
+  const limiter = new RateLimiter(memoryCounters(defaults.limiterMaxEntries), systemClock, banPolicyOf(defaults));
   // Pages served from any local port (a Vite or webpack dev server) may call it from a browser.
   const service = await startService({
     store,
@@ -52,7 +55,7 @@ async function main(): Promise<void> {
     clock: systemClock,
     logger: pino({ level: 'warn' }),
     environment: 'production',
-    anonymousLimits,
+    anonymousLimits: anonymousLimitsOf(defaults),
     corsOrigins: LOCAL_ORIGINS,
     port,
     host: '127.0.0.1',

@@ -2,14 +2,16 @@
 import './runtime-check.js';
 import { pino } from 'pino';
 import { systemClock } from './clock.js';
-import { ConfigError, corsOriginsOf, describeSettings, loadConfig, PACKAGE_ROOT } from './config.js';
+import { ConfigError } from './config/config-error.js';
+import { anonymousLimitsOf, banPolicyOf, corsOriginsOf, httpTimeoutsOf, loadConfig, publicLimitsOf } from './config/load-config.js';
+import { describeSettings } from './config/settings.js';
 import { issueKey } from './keys/issue-key.js';
 import { memoryCounters, RateLimiter, type LimitCounters } from './limits/limiter.js';
-import { PUBLIC_LIMITS } from './http/middleware/rate-limit.js';
-import { IDEMPOTENCY_TIMING } from './http/middleware/idempotency.js';
 import { NO_METRICS } from './metrics/service-metrics.js';
 import { retryAtStart, StartupError } from './retry-at-start.js';
 import { invokedAs } from '../shared/command-line.js';
+import { PACKAGE_ROOT } from '../shared/package-root.js';
+import { IDEMPOTENCY_TIMING } from './store/idempotency.js';
 import { startService, stopOnSignals } from './start-service.js';
 import { describeStore, openStore } from './store/open-store.js';
 
@@ -86,10 +88,7 @@ async function main(): Promise<void> {
       }
     });
   }
-  const limiter = new RateLimiter(counters, systemClock, {
-    banAfterRefusals: config.banAfterRefusals,
-    banSeconds: config.banSeconds,
-  });
+  const limiter = new RateLimiter(counters, systemClock, banPolicyOf(config));
 
   let developmentKey: string | null = null;
   // Only for the embedded store: a scale-out deployment never prints a key by itself.
@@ -98,7 +97,6 @@ async function main(): Promise<void> {
     developmentKey = issued.key;
   }
 
-  const anonymousLimits = { perMinute: config.anonymousPerMinute, perDay: config.anonymousPerDay };
   let purge: NodeJS.Timeout | undefined;
   let metricsServer: import('node:http').Server | null = null;
   const service = await startService({
@@ -107,22 +105,15 @@ async function main(): Promise<void> {
     clock: systemClock,
     logger,
     environment: config.environment,
-    anonymousLimits,
-    publicLimits: {
-      documents: { ...PUBLIC_LIMITS.documents, perMinute: config.documentsPerMinute },
-      health: { ...PUBLIC_LIMITS.health, perMinute: config.healthPerMinute },
-    },
+    anonymousLimits: anonymousLimitsOf(config),
+    publicLimits: publicLimitsOf(config),
     trustProxy: config.trustProxy,
     corsOrigins: corsOriginsOf(config),
     metrics,
     checkSpecAtStart: config.nodeEnv !== 'production',
     port: config.port,
     host: config.host,
-    timeouts: {
-      headersTimeoutMs: config.headersTimeoutMs,
-      requestTimeoutMs: config.requestTimeoutMs,
-      keepAliveTimeoutMs: config.keepAliveTimeoutMs,
-    },
+    timeouts: httpTimeoutsOf(config),
     shutdownTimeoutMs: config.shutdownTimeoutMs,
     alsoClose: [() => clearInterval(purge), () => metricsServer?.close(), () => redis?.disconnect(), () => logger.info('stopped')],
   });

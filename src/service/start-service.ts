@@ -1,8 +1,8 @@
 import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp, type AppDependencies } from './http/app.js';
+import { SETTINGS } from './config/settings.js';
+import { anonymousRateLimitHeaders, createApp, type AppDependencies } from './http/app.js';
 import { createHttpServer, type HttpTimeouts } from './http/http-server.js';
-import { anonymousRateLimitHeaders } from './http/middleware/rate-limit.js';
 
 /** What {@link startService} needs: the app's dependencies and where to listen. */
 export interface ServiceOptions extends AppDependencies {
@@ -10,7 +10,7 @@ export interface ServiceOptions extends AppDependencies {
   host: string;
   /** The HTTP server's timeouts. @default HTTP_TIMEOUTS */
   timeouts?: Partial<HttpTimeouts>;
-  /** How long a stop waits for in-flight requests before it closes their connections. @default 10000 */
+  /** How long a stop waits for in-flight requests before it closes their connections. @default SHUTDOWN_TIMEOUT_MS's default */
   shutdownTimeoutMs?: number;
   /**
    * Closed after the HTTP server and the store, in order, when the service stops: what the
@@ -42,11 +42,11 @@ export interface RunningService {
  * Builds the app, listens, and returns the running service with its graceful stop.
  */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
-  const { port, host, timeouts, shutdownTimeoutMs = 10_000, alsoClose = [], ...dependencies } = options;
+  const { port, host, timeouts, shutdownTimeoutMs = SETTINGS.shutdownTimeoutMs.default, alsoClose = [], ...dependencies } = options;
   const app = createApp(dependencies);
   const server = createHttpServer(app, {
     timeouts,
-    rateLimitHeadersFor: anonymousRateLimitHeaders(dependencies.limiter, dependencies.anonymousLimits),
+    rateLimitHeadersFor: anonymousRateLimitHeaders(dependencies),
     corsOrigins: dependencies.corsOrigins,
     logger: dependencies.logger,
   });

@@ -4,6 +4,7 @@ import { handlers as generatedHandlers } from '../../../generated/handlers.js';
 import type { Clock } from '../clock.js';
 import type { KeyEnvironment } from '../keys/key-format.js';
 import { BannedAddresses } from '../limits/banned-addresses.js';
+import { addressSubject } from '../limits/client-address.js';
 import { memoryCounters, RateLimiter } from '../limits/limiter.js';
 import { NO_METRICS, type ServiceMetrics } from '../metrics/service-metrics.js';
 import type { Limits } from '../limits/plans.js';
@@ -22,7 +23,7 @@ import { errorHandler } from './middleware/error-handler.js';
 import { idempotency } from './middleware/idempotency.js';
 import { jsonBody } from './middleware/json-body.js';
 import { localsOf } from './middleware/locals.js';
-import { limitPublic, PUBLIC_LIMITS, rateLimit, type PublicLimits } from './middleware/rate-limit.js';
+import { limitPublic, PUBLIC_LIMITS, rateLimit, rateLimitHeaders, type PublicLimits } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
 import { strictParameters } from './middleware/strict-parameters.js';
 import { matchOperation } from './middleware/match-operation.js';
@@ -156,4 +157,13 @@ export function createApp(deps: AppDependencies): Express {
   app.use((req, _res, next) => next(new NotFoundError(`No route ${req.method} ${req.path}.`)));
   app.use(errorHandler(paths, BODY_LIMIT_BYTES, metrics));
   return app;
+}
+
+/**
+ * The rate-limit headers of a client address without a key, read without counting: for the
+ * answers Node gives to requests it refused before the app saw them (http-server.ts).
+ */
+export function anonymousRateLimitHeaders(deps: Pick<AppDependencies, 'limiter' | 'anonymousLimits'>) {
+  return async (address: string): Promise<Record<string, string>> =>
+    rateLimitHeaders(await deps.limiter.peek(addressSubject(undefined, address), deps.anonymousLimits));
 }

@@ -3,6 +3,7 @@ import { createServer, IncomingMessage, ServerResponse, type Server } from 'node
 import type { Socket } from 'node:net';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
+import { SETTINGS } from '../config/settings.js';
 import { corsResponseHeaders } from './middleware/cors.js';
 
 /** Timeouts that keep slow or idle clients from holding connections, in milliseconds. */
@@ -15,8 +16,12 @@ export interface HttpTimeouts {
   keepAliveTimeoutMs: number;
 }
 
-/** The timeouts of a server that is given none. */
-export const HTTP_TIMEOUTS: HttpTimeouts = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 };
+/** The timeouts of a server that is given none: the defaults of HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS and KEEP_ALIVE_TIMEOUT_MS. */
+export const HTTP_TIMEOUTS: HttpTimeouts = {
+  headersTimeoutMs: SETTINGS.headersTimeoutMs.default,
+  requestTimeoutMs: SETTINGS.requestTimeoutMs.default,
+  keepAliveTimeoutMs: SETTINGS.keepAliveTimeoutMs.default,
+};
 
 /** Options of {@link createHttpServer}. */
 export interface HttpServerOptions {

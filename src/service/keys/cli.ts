@@ -1,6 +1,7 @@
 /** `npm run keys`: issue, list and revoke API keys in the service's store. */
 import { failUsage, invokedAs, parseCommandLine, wholeNumberOption } from '../../shared/command-line.js';
-import { ConfigError, loadConfig } from '../config.js';
+import { ConfigError } from '../config/config-error.js';
+import { loadConfig } from '../config/load-config.js';
 import { isPlan, PLAN_LIMITS, PLANS } from '../limits/plans.js';
 import { openStore } from '../store/open-store.js';
 import type { ApiKeyRecord, Store } from '../store/store.js';

@@ -30,15 +30,6 @@ export function rateLimitHeaders(decision: LimitDecision): Record<string, string
   };
 }
 
-/**
- * The rate-limit headers of a client address without a key, read without counting: for the
- * answers Node gives to requests it refused before they were read (src/service/http/http-server.ts).
- */
-export function anonymousRateLimitHeaders(limiter: RateLimiter, anonymousLimits: Limits) {
-  return async (address: string): Promise<Record<string, string>> =>
-    rateLimitHeaders(await limiter.peek(addressSubject(undefined, address), anonymousLimits));
-}
-
 /** Sets X-RateLimit-Limit/Remaining/Reset from a decision. */
 function setHeaders(res: Parameters<RequestHandler>[1], decision: LimitDecision): void {
   res.setHeader('X-RateLimit-Limit', String(decision.limit));
