@@ -1,5 +1,6 @@
 import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
 import { SETTINGS } from './config/settings.js';
 import { anonymousRateLimitHeaders, createApp, type AppDependencies } from './http/app.js';
 import { createHttpServer, type HttpTimeouts } from './http/http-server.js';
@@ -43,8 +44,7 @@ export interface RunningService {
  */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const { port, host, timeouts, shutdownTimeoutMs = SETTINGS.shutdownTimeoutMs.default, alsoClose = [], ...dependencies } = options;
-  const app = createApp(dependencies);
-  const server = createHttpServer(app, {
+  const server = createHttpServer(createApp(dependencies), {
     timeouts,
     rateLimitHeadersFor: anonymousRateLimitHeaders(dependencies),
     corsOrigins: dependencies.corsOrigins,
@@ -59,7 +59,18 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   });
   const listening = (server.address() as AddressInfo).port;
   const shownHost = host === '0.0.0.0' || host === '::' || host === '127.0.0.1' || host === '::1' ? 'localhost' : host;
+  const stop = gracefulStop(server, shutdownTimeoutMs, dependencies.logger, async () => {
+    await dependencies.store.close();
+    for (const close of alsoClose) await close();
+  });
+  return { server, port: listening, origin: `http://${shownHost}:${listening}`, stop };
+}
 
+/**
+ * The stop of {@link RunningService} for `server`: tracks the responses not yet sent from now on,
+ * and runs `closeAfter` once the server has closed.
+ */
+function gracefulStop(server: Server, shutdownTimeoutMs: number, logger: Logger, closeAfter: () => Promise<void>): RunningService['stop'] {
   let stopping = false;
   // Responses not yet sent when the stop begins, and any after, close their connection.
   const unsent = new Set<ServerResponse>();
@@ -76,12 +87,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   let stopped: Promise<void> | null = null;
   let closed = false;
   let force: NodeJS.Timeout | undefined;
-  const stop = ({ graceMs = shutdownTimeoutMs }: { graceMs?: number } = {}): Promise<void> => {
+  return ({ graceMs = shutdownTimeoutMs } = {}) => {
     // Within grace: finish what is in flight; past it (or on a later, shorter stop): cut.
     clearTimeout(force);
     force = setTimeout(() => {
       if (closed) return;
-      dependencies.logger.warn({ graceMs }, 'requests still in flight after the grace period; closing their connections');
+      logger.warn({ graceMs }, 'requests still in flight after the grace period; closing their connections');
       server.closeAllConnections();
     }, graceMs);
     force.unref();
@@ -97,13 +108,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         resolve();
       });
       server.closeIdleConnections();
-    }).then(async () => {
-      await dependencies.store.close();
-      for (const close of alsoClose) await close();
-    });
+    }).then(closeAfter);
     return stopped;
   };
-  return { server, port: listening, origin: `http://${shownHost}:${listening}`, stop };
 }
 
 /**
