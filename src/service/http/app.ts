@@ -13,7 +13,7 @@ import { loadSpec, SPEC_PATH, type OpenApiDocument } from '../../contract/load-s
 import { basePathOf, listOperations } from '../../contract/operations.js';
 import type { Store } from '../store/store.js';
 import { contractDocuments } from './contract-documents.js';
-import { healthChecks } from './health.js';
+import { healthz, readyz } from './health.js';
 import { NotFoundError } from './errors/not-found-error.js';
 import type { Handlers } from './handler-types.js';
 import { authenticate, requireKey } from './middleware/authenticate.js';
@@ -102,7 +102,9 @@ export function createApp(deps: AppDependencies): Express {
   app.use(requestContext(deps.logger, metrics));
   // Preflights are answered before the key and the limits: a browser sends neither with them.
   app.use(corsFor(deps.corsOrigins ?? [], [...new Set(operations.map((op) => op.method.toUpperCase()))]));
-  app.use(healthChecks(deps.store, limitPublic(publicLimiter, 'health', publicLimits.health)));
+  const healthLimit = limitPublic(publicLimiter, 'health', publicLimits.health);
+  app.get('/healthz', healthLimit, healthz);
+  app.get('/readyz', healthLimit, readyz(deps.store));
   app.use(contractDocuments(doc, specText, limitPublic(publicLimiter, 'documents', publicLimits.documents), deps.docsPath));
   // The contract's operations: one Express middleware running each step in turn (pipeline.ts).
   app.use(
