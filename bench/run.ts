@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { failUsage, parseCommandLine, wholeNumberOption } from '../src/shared/command-line.js';
-import { PACKAGE_ROOT } from '../src/service/config.js';
+import { PACKAGE_ROOT } from '../src/shared/package-root.js';
 import { encodeCursor } from '../src/service/http/pagination.js';
 import { firstAnimals, seedStore } from './animals.js';
 import { runLoad, type Generator, type LoadResult, type LoadSpec } from './load.js';

@@ -11,7 +11,7 @@ import { request as httpRequest, Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { failUsage, parseCommandLine, wholeNumberOption } from '../src/shared/command-line.js';
-import { PACKAGE_ROOT } from '../src/service/config.js';
+import { PACKAGE_ROOT } from '../src/shared/package-root.js';
 import { issueKey } from '../src/service/keys/issue-key.js';
 import { SqliteStore } from '../src/service/store/sqlite/sqlite-store.js';
 import { serveArguments, startServer, type BenchServer } from '../bench/processes.js';

@@ -1,5 +1,5 @@
 /** `npm run mock`: Prism serves the contract, answering like the real server. */
-import { failUsage, parseCommandLine } from '../src/shared/command-line.js';
+import { parseCommandLine, portOption } from '../src/shared/command-line.js';
 import { startMockServer } from '../src/toolkit/mock/mock-server.js';
 
 const HELP = `Usage: npm run mock [-- --dynamic] [--port N] [--host ADDR]
@@ -26,10 +26,7 @@ async function main(): Promise<void> {
     port: { type: 'string', default: '4010' },
     host: { type: 'string', default: '127.0.0.1' },
   });
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    failUsage(HELP, `--port must be a whole number from 0 to 65535, got "${values.port}"`);
-  }
+  const port = portOption(HELP, values.port);
   const mock = await startMockServer({
     port,
     host: values.host,

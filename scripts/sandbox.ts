@@ -3,8 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { failUsage, parseCommandLine } from '../src/shared/command-line.js';
+import { parseCommandLine, portOption } from '../src/shared/command-line.js';
 import { systemClock } from '../src/service/clock.js';
+import { anonymousLimitsOf, banPolicyOf } from '../src/service/config/load-config.js';
+import { defaultConfig } from '../src/service/config/settings.js';
 import { issueKey } from '../src/service/keys/issue-key.js';
 import { RateLimiter } from '../src/service/limits/limiter.js';
 import { memoryCounters } from '../src/service/limits/memory-counters.js';
@@ -31,9 +33,7 @@ const ENTERPRISE_SANDBOX_LIMITS: Limits = { perMinute: 3, perDay: 100 };
 
 async function main(): Promise<void> {
   const { values } = parseCommandLine(HELP, { port: { type: 'string', default: '3030' } });
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    failUsage(HELP, `--port must be a whole number from 0 to 65535, got "${values.port}"`);
+  const port = portOption(HELP, values.port);
 
   const dir = mkdtempSync(join(tmpdir(), 'animal-store-sandbox-'));
   const store = SqliteStore.open(join(dir, 'sandbox.db'));
@@ -46,8 +46,9 @@ async function main(): Promise<void> {
     keys.push([plan, (await issueKey(store, { name: `sandbox ${plan}`, plan, environment: 'production', ...limits }, new Date())).key]);
   }
 
-  const limiter = new RateLimiter(memoryCounters(), systemClock, { banAfterRefusals: 10, banSeconds: 600 });
-  const anonymousLimits = { perMinute: 30, perDay: 1000 };
+  // The service's defaults, whatever the environment says: the sandbox reads no configuration.
+  const defaults = defaultConfig();
+  const limiter = new RateLimiter(memoryCounters(defaults.limiterMaxEntries), systemClock, banPolicyOf(defaults));
   // Pages served from any local port (a Vite or webpack dev server) may call it from a browser.
   const service = await startService({
     store,
@@ -55,7 +56,7 @@ async function main(): Promise<void> {
     clock: systemClock,
     logger: pino({ level: 'warn' }),
     environment: 'production',
-    anonymousLimits,
+    anonymousLimits: anonymousLimitsOf(defaults),
     corsOrigins: LOCAL_ORIGINS,
     port,
     host: '127.0.0.1',

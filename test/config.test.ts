@@ -1,7 +1,10 @@
 import express from 'express';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { join } from 'node:path';
-import { ConfigError, loadConfig, PACKAGE_ROOT } from '../src/service/config.js';
+import { PACKAGE_ROOT } from '../src/shared/package-root.js';
+import { ConfigError } from '../src/service/config/config-error.js';
+import { loadConfig } from '../src/service/config/load-config.js';
+import { defaultConfig, describeSettings, SETTINGS } from '../src/service/config/settings.js';
 
 describe('configuration', () => {
   it('has a default for everything', () => {
@@ -53,5 +56,41 @@ describe('configuration', () => {
     // Every value it accepts, Express takes.
     for (const good of ['10.0.0.0/8', 'loopback, fd00::/8'])
       expect(() => express().set('trust proxy', loadConfig({ TRUST_PROXY: good }).trustProxy)).not.toThrow();
+  });
+
+  it('takes every default from the settings table, also for a variable set to nothing', () => {
+    expect(loadConfig({})).toEqual(defaultConfig());
+    const empty = Object.fromEntries(Object.values(SETTINGS).map((setting) => [setting.variable, '']));
+    expect(loadConfig(empty)).toEqual(defaultConfig());
+    expect(defaultConfig()).toMatchObject({
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5_000,
+      shutdownTimeoutMs: 10_000,
+    });
+  });
+
+  it('types each value as its setting parses it', () => {
+    const config = loadConfig({});
+    expectTypeOf(config.port).toEqualTypeOf<number>();
+    expectTypeOf(config.environment).toEqualTypeOf<'production' | 'staging'>();
+    expectTypeOf(config.databaseUrl).toEqualTypeOf<string | null>();
+    expectTypeOf(config.corsOrigins).toEqualTypeOf<string[] | null>();
+    expectTypeOf(config.trustProxy).toEqualTypeOf<boolean | number | string>();
+  });
+
+  it('lists every setting once in the help, with its default', () => {
+    const help = describeSettings();
+    const variables = Object.values(SETTINGS).map((setting) => setting.variable);
+    expect(new Set(variables).size).toBe(variables.length);
+    for (const variable of variables) expect(help).toMatch(new RegExp(`^  ${variable} `, 'm'));
+    expect(help).toContain('Port to listen on (0 picks a free one). (default: 3000)');
+  });
+
+  it('refuses settings that are each valid but not together', () => {
+    expect(() => loadConfig({ PORT: '9000', METRICS_PORT: '9000' })).toThrow("METRICS_PORT must not be the API's PORT");
+    expect(() => loadConfig({ HEADERS_TIMEOUT_MS: '20000', REQUEST_TIMEOUT_MS: '10000' })).toThrow(
+      'HEADERS_TIMEOUT_MS must not be larger than REQUEST_TIMEOUT_MS',
+    );
   });
 });

@@ -1,8 +1,9 @@
 import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp, type AppDependencies } from './http/app.js';
+import type { Logger } from 'pino';
+import { SETTINGS } from './config/settings.js';
+import { anonymousRateLimitHeaders, createApp, type AppDependencies } from './http/app.js';
 import { createHttpServer, type HttpTimeouts } from './http/http-server.js';
-import { anonymousRateLimitHeaders } from './http/middleware/rate-limit.js';
 
 /** What {@link startService} needs: the app's dependencies and where to listen. */
 export interface ServiceOptions extends AppDependencies {
@@ -10,7 +11,7 @@ export interface ServiceOptions extends AppDependencies {
   host: string;
   /** The HTTP server's timeouts. @default HTTP_TIMEOUTS */
   timeouts?: Partial<HttpTimeouts>;
-  /** How long a stop waits for in-flight requests before it closes their connections. @default 10000 */
+  /** How long a stop waits for in-flight requests before it closes their connections. @default SHUTDOWN_TIMEOUT_MS's default */
   shutdownTimeoutMs?: number;
   /**
    * Closed after the HTTP server and the store, in order, when the service stops: what the
@@ -42,11 +43,10 @@ export interface RunningService {
  * Builds the app, listens, and returns the running service with its graceful stop.
  */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
-  const { port, host, timeouts, shutdownTimeoutMs = 10_000, alsoClose = [], ...dependencies } = options;
-  const app = createApp(dependencies);
-  const server = createHttpServer(app, {
+  const { port, host, timeouts, shutdownTimeoutMs = SETTINGS.shutdownTimeoutMs.default, alsoClose = [], ...dependencies } = options;
+  const server = createHttpServer(createApp(dependencies), {
     timeouts,
-    rateLimitHeadersFor: anonymousRateLimitHeaders(dependencies.limiter, dependencies.anonymousLimits),
+    rateLimitHeadersFor: anonymousRateLimitHeaders(dependencies),
     corsOrigins: dependencies.corsOrigins,
     logger: dependencies.logger,
   });
@@ -59,7 +59,18 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   });
   const listening = (server.address() as AddressInfo).port;
   const shownHost = host === '0.0.0.0' || host === '::' || host === '127.0.0.1' || host === '::1' ? 'localhost' : host;
+  const stop = gracefulStop(server, shutdownTimeoutMs, dependencies.logger, async () => {
+    await dependencies.store.close();
+    for (const close of alsoClose) await close();
+  });
+  return { server, port: listening, origin: `http://${shownHost}:${listening}`, stop };
+}
 
+/**
+ * The stop of {@link RunningService} for `server`: tracks the responses not yet sent from now on,
+ * and runs `closeAfter` once the server has closed.
+ */
+function gracefulStop(server: Server, shutdownTimeoutMs: number, logger: Logger, closeAfter: () => Promise<void>): RunningService['stop'] {
   let stopping = false;
   // Responses not yet sent when the stop begins, and any after, close their connection.
   const unsent = new Set<ServerResponse>();
@@ -76,12 +87,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   let stopped: Promise<void> | null = null;
   let closed = false;
   let force: NodeJS.Timeout | undefined;
-  const stop = ({ graceMs = shutdownTimeoutMs }: { graceMs?: number } = {}): Promise<void> => {
+  return ({ graceMs = shutdownTimeoutMs } = {}) => {
     // Within grace: finish what is in flight; past it (or on a later, shorter stop): cut.
     clearTimeout(force);
     force = setTimeout(() => {
       if (closed) return;
-      dependencies.logger.warn({ graceMs }, 'requests still in flight after the grace period; closing their connections');
+      logger.warn({ graceMs }, 'requests still in flight after the grace period; closing their connections');
       server.closeAllConnections();
     }, graceMs);
     force.unref();
@@ -97,13 +108,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         resolve();
       });
       server.closeIdleConnections();
-    }).then(async () => {
-      await dependencies.store.close();
-      for (const close of alsoClose) await close();
-    });
+    }).then(closeAfter);
     return stopped;
   };
-  return { server, port: listening, origin: `http://${shownHost}:${listening}`, stop };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { parseWholeNumber, PORT_RANGE } from './whole-number.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -38,11 +39,21 @@ export function parseCommandLine<const T extends Options>(
   }
 }
 
-/** The value of `--name` as a whole number of at least `min`; otherwise a usage error (exit 2). */
-export function wholeNumberOption(help: string, name: string, raw: string, min: number): number {
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value < min) failUsage(help, `--${name} must be a whole number of at least ${min}, got "${raw}"`);
-  return value;
+/**
+ * The value of `--name` as a whole number from `min` (to `max`, when given); otherwise a usage
+ * error (exit 2) such as `--port must be a whole number from 0 to 65535, got "80a"`.
+ */
+export function wholeNumberOption(help: string, name: string, raw: string, min: number, max?: number): number {
+  try {
+    return parseWholeNumber(raw, { min, max });
+  } catch (error) {
+    return failUsage(help, `--${name} ${(error as Error).message}, got "${raw}"`);
+  }
+}
+
+/** The value of `--port` (or `--name`) as a port to listen on, 0 for a free one; otherwise a usage error. */
+export function portOption(help: string, raw: string, name = 'port'): number {
+  return wholeNumberOption(help, name, raw, PORT_RANGE.min, PORT_RANGE.max);
 }
 
 /** Prints a usage error and the help text, then exits 2. */

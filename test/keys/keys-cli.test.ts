@@ -68,8 +68,14 @@ describe('npm run keys', () => {
     [['create', '--plan', 'free', '--name', 'x', '--per-minute', '5'], 'are for enterprise keys'],
     [
       ['create', '--plan', 'enterprise', '--name', 'x', '--per-minute', '0', '--per-day', '5'],
-      '--per-minute must be a positive whole number',
+      '--per-minute must be a whole number of at least 1, got "0"',
     ],
+    [
+      ['create', '--plan', 'enterprise', '--name', 'x', '--per-minute', '10', '--per-day', '5'],
+      '--per-minute cannot be larger than --per-day',
+    ],
+    [['create', '--plan', 'free', '--name', '   '], '--name must be 1 to 200 characters'],
+    [['create', '--plan', 'free', '--name', 'x'.repeat(201)], '--name must be 1 to 200 characters'],
     [['create', '--plan', 'free', '--name', 'x', '--env', 'dev'], '--env must be production or staging'],
     [['revoke'], 'revoke takes exactly one key id'],
     [['rotate'], 'Unknown command "rotate"'],

@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, ConfigError, corsOriginsOf } from '../../src/service/config.js';
+import { ConfigError } from '../../src/service/config/config-error.js';
+import { corsOriginsOf, loadConfig } from '../../src/service/config/load-config.js';
 import { CORS_EXPOSED_HEADERS, LOCAL_ORIGINS, originAllowed, parseAllowedOrigin } from '../../src/service/http/middleware/cors.js';
 import { loadSpec } from '../../src/contract/load-spec.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
@@ -12,7 +13,7 @@ function responseHeaderNames(doc: unknown): string[] {
   const names = new Set<string>();
   const visit = (node: unknown, path: string[]) => {
     if (typeof node !== 'object' || node === null) return;
-    for (const [key, value] of Object.entries(node)) {
+    for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
       // components.headers names reusable headers; everywhere else a headers map's keys are header names.
       if (key === 'headers' && path.join('.') !== 'components' && typeof value === 'object' && value !== null) {
         for (const name of Object.keys(value)) names.add(name);

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import createClient from 'openapi-fetch';
 import { pino } from 'pino';
 import type { paths } from '@animal-store/client';
+import { anonymousLimitsOf, banPolicyOf } from '../../src/service/config/load-config.js';
+import { defaultConfig } from '../../src/service/config/settings.js';
 import { issueKey } from '../../src/service/keys/issue-key.js';
 import type { KeyEnvironment } from '../../src/service/keys/key-format.js';
 import type { LimitCounters } from '../../src/service/limits/counters.js';
@@ -64,8 +66,9 @@ export async function startTestServer(options: TestServerOptions = {}) {
   const fakeClock = new FakeClock();
   const clock = options.clock ?? fakeClock;
   const environment = options.environment ?? 'production';
-  const limiter = new RateLimiter(options.counters ?? memoryCounters(), clock, options.ban ?? { banAfterRefusals: 10, banSeconds: 600 });
-  const anonymousLimits = options.anonymousLimits ?? { perMinute: 30, perDay: 1000 };
+  const defaults = defaultConfig();
+  const limiter = new RateLimiter(options.counters ?? memoryCounters(), clock, options.ban ?? banPolicyOf(defaults));
+  const anonymousLimits = options.anonymousLimits ?? anonymousLimitsOf(defaults);
   const service = await startService({
     store,
     limiter,

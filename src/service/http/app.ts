@@ -4,17 +4,18 @@ import { handlers as generatedHandlers } from '../../../generated/handlers.js';
 import type { Clock } from '../clock.js';
 import type { KeyEnvironment } from '../keys/key-format.js';
 import { BannedAddresses } from '../limits/banned-addresses.js';
+import { addressSubject } from '../limits/client-address.js';
 import { RateLimiter } from '../limits/limiter.js';
 import { memoryCounters } from '../limits/memory-counters.js';
 import { NO_METRICS, type ServiceMetrics } from '../metrics/service-metrics.js';
 import type { Limits } from '../limits/plans.js';
 import { readFileSync } from 'node:fs';
 import { loadSpec, SPEC_PATH, type OpenApiDocument } from '../../contract/load-spec.js';
-import { basePathOf, listOperations, type OperationInfo } from '../../contract/operations.js';
+import { basePathOf, listOperations } from '../../contract/operations.js';
 import type { Store } from '../store/store.js';
 import { contractDocuments } from './contract-documents.js';
+import { healthz, readyz } from './health.js';
 import { NotFoundError } from './errors/not-found-error.js';
-import { notImplementedHint } from './errors/not-implemented-error.js';
 import type { Handlers } from './handler-types.js';
 import { authenticate, requireKey } from './middleware/authenticate.js';
 import { corsFor } from './middleware/cors.js';
@@ -22,15 +23,14 @@ import { deprecation } from './middleware/deprecation.js';
 import { errorHandler } from './middleware/error-handler.js';
 import { idempotency } from './middleware/idempotency.js';
 import { jsonBody } from './middleware/json-body.js';
-import { localsOf } from './middleware/locals.js';
-import { limitPublic, PUBLIC_LIMITS, rateLimit, type PublicLimits } from './middleware/rate-limit.js';
+import { limitPublic, PUBLIC_LIMITS, rateLimit, rateLimitHeaders, type PublicLimits } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
 import { strictParameters } from './middleware/strict-parameters.js';
 import { matchOperation } from './middleware/match-operation.js';
 import { routeGuard } from './middleware/route-guard.js';
 import { validate } from './middleware/validate.js';
 import { mountOperations } from './mount-operations.js';
-import { unimplemented } from './not-implemented.js';
+import { warnOfStubs } from './not-implemented.js';
 import { pipeline } from './pipeline.js';
 import { PathMatcher } from './routing.js';
 
@@ -69,11 +69,13 @@ export interface AppDependencies {
 
 /**
  * Builds the Express app. A request goes: request id and log → CORS (a browser's preflight is
- * answered here) → the contract's operation for its
- * method and path, found once → deprecation headers → key →
- * rate limit → 401 without a key → 404/405 for what the contract does not have → sunset gate →
- * body (required, strict JSON, size limit) → contract validation → Idempotency-Key → handler (by operationId) → store; anything
- * thrown ends in the error handler as the Error body.
+ * answered here) → the health checks and the contract's documents, each with its own limit per
+ * address → the contract's operation for its method and path, found once → deprecation headers
+ * → key → rate limit → 401 without a key → 404/405 for what the contract does not have → sunset
+ * gate → body (required, strict JSON, size limit) → strict parameters (no repeated query
+ * parameter, integers in plain digits) → contract validation → Idempotency-Key → handler (by
+ * operationId) → store. What nothing answered is a 404, and anything thrown ends in the error
+ * handler as the Error body.
  */
 export function createApp(deps: AppDependencies): Express {
   const doc = deps.spec ?? loadSpec();
@@ -83,60 +85,28 @@ export function createApp(deps: AppDependencies): Express {
   const paths = new PathMatcher(operations, basePath);
   const handlers = deps.handlers ?? generatedHandlers;
   // Stubs written by `npm run generate` answer 501 until someone writes them: say so at start.
-  const stubbed = unimplemented(
+  warnOfStubs(
     operations.map((op) => op.operationId),
     handlers,
+    deps.logger,
   );
-  if (stubbed.length > 0) {
-    deps.logger.warn(
-      { unimplemented: stubbed },
-      `${stubbed.map(notImplementedHint).join('; ')}. Until then each answers 501 not_implemented.`,
-    );
-  }
-  const app = express();
-  app.disable('x-powered-by');
-  app.disable('etag');
-  app.set('case sensitive routing', true);
-  app.set('trust proxy', deps.trustProxy ?? false);
-  app.set('query parser', 'simple');
-
   const metrics = deps.metrics ?? NO_METRICS;
-  app.use(requestContext(deps.logger, metrics));
-  // Preflights are answered before the key and the limits: a browser sends neither with them.
-  app.use(corsFor(deps.corsOrigins ?? [], [...new Set(operations.map((op) => op.method.toUpperCase()))]));
   const publicLimits = deps.publicLimits ?? PUBLIC_LIMITS;
   // What needs no key is limited in this instance's memory and never banned: a load balancer's
   // probes must not be refused for long, nor counted once per instance through Redis.
   const publicLimiter = new RateLimiter(memoryCounters(), deps.clock, { banAfterRefusals: Number.MAX_SAFE_INTEGER, banSeconds: 1 });
-  const healthLimit = limitPublic(publicLimiter, 'health', publicLimits.health);
-  app.get('/healthz', healthLimit, (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  // Requests that come while the store is being asked share its answer: a flood of /readyz keeps
-  // at most one query in flight.
-  let readiness: Promise<Error | null> | null = null;
-  app.get('/readyz', healthLimit, async (_req, res) => {
-    readiness ??= deps.store.ping().then(
-      () => null,
-      (error: unknown) => error as Error,
-    );
-    const asked = readiness;
-    const error = await asked;
-    if (readiness === asked) readiness = null;
-    if (!error) {
-      res.json({ status: 'ready' });
-      return;
-    }
-    // The reason (a host, a port, a path) is for the operator's log, not for anyone who asks.
-    localsOf(res).log.warn({ reason: error.message }, 'not ready: the store does not answer');
-    res.status(503).json({ status: 'unavailable' });
-  });
-
-  app.use(contractDocuments(doc, specText, limitPublic(publicLimiter, 'documents', publicLimits.documents), deps.docsPath));
-
   const { headers: deprecationHeaders, gate: sunsetGate } = deprecation(operations, basePath, deps.clock);
   // Addresses this instance saw banned: their unknown keys are not looked up in the store.
   const bannedAddresses = new BannedAddresses(deps.clock);
+
+  const app = expressApp(deps.trustProxy ?? false);
+  app.use(requestContext(deps.logger, metrics));
+  // Preflights are answered before the key and the limits: a browser sends neither with them.
+  app.use(corsFor(deps.corsOrigins ?? [], [...new Set(operations.map((op) => op.method.toUpperCase()))]));
+  const healthLimit = limitPublic(publicLimiter, 'health', publicLimits.health);
+  app.get('/healthz', healthLimit, healthz);
+  app.get('/readyz', healthLimit, readyz(deps.store));
+  app.use(contractDocuments(doc, specText, limitPublic(publicLimiter, 'documents', publicLimits.documents), deps.docsPath));
   // The contract's operations: one Express middleware running each step in turn (pipeline.ts).
   app.use(
     pipeline([
@@ -157,4 +127,24 @@ export function createApp(deps: AppDependencies): Express {
   app.use((req, _res, next) => next(new NotFoundError(`No route ${req.method} ${req.path}.`)));
   app.use(errorHandler(paths, BODY_LIMIT_BYTES, metrics));
   return app;
+}
+
+/** An Express app with the settings the service relies on, and no middleware yet. */
+function expressApp(trustProxy: boolean | number | string): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('case sensitive routing', true);
+  app.set('trust proxy', trustProxy);
+  app.set('query parser', 'simple');
+  return app;
+}
+
+/**
+ * The rate-limit headers of a client address without a key, read without counting: for the
+ * answers Node gives to requests it refused before the app saw them (http-server.ts).
+ */
+export function anonymousRateLimitHeaders(deps: Pick<AppDependencies, 'limiter' | 'anonymousLimits'>) {
+  return async (address: string): Promise<Record<string, string>> =>
+    rateLimitHeaders(await deps.limiter.peek(addressSubject(undefined, address), deps.anonymousLimits));
 }

@@ -3,6 +3,7 @@ import { createServer, IncomingMessage, ServerResponse, type Server } from 'node
 import type { Socket } from 'node:net';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
+import { SETTINGS } from '../config/settings.js';
 import { corsResponseHeaders } from './middleware/cors.js';
 
 /** Timeouts that keep slow or idle clients from holding connections, in milliseconds. */
@@ -15,8 +16,12 @@ export interface HttpTimeouts {
   keepAliveTimeoutMs: number;
 }
 
-/** The timeouts of a server that is given none. */
-export const HTTP_TIMEOUTS: HttpTimeouts = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 };
+/** The timeouts of a server that is given none: the defaults of HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS and KEEP_ALIVE_TIMEOUT_MS. */
+export const HTTP_TIMEOUTS: HttpTimeouts = {
+  headersTimeoutMs: SETTINGS.headersTimeoutMs.default,
+  requestTimeoutMs: SETTINGS.requestTimeoutMs.default,
+  keepAliveTimeoutMs: SETTINGS.keepAliveTimeoutMs.default,
+};
 
 /** Options of {@link createHttpServer}. */
 export interface HttpServerOptions {
@@ -61,7 +66,7 @@ export function createHttpServer(app: Express, options: HttpServerOptions): Serv
     Math.min(1000, Math.floor(Math.min(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs) / 4)),
   );
   const server = createServer({ connectionsCheckingInterval: connectionsCheckingIntervalMs }, app);
-  // The last response of each connection, for refusals that must wait for it (below). Keyed
+  // The last response of each connection, for refusals that must wait for it (see refuser). Keyed
   // weakly by the socket: at most one response per open connection, gone with the connection.
   const responding = new WeakMap<Socket, ServerResponse>();
   server.on('request', (req: IncomingMessage, res: ServerResponse) => responding.set(req.socket, res));
@@ -72,9 +77,47 @@ export function createHttpServer(app: Express, options: HttpServerOptions): Serv
   server.headersTimeout = timeouts.headersTimeoutMs;
   server.requestTimeout = timeouts.requestTimeoutMs;
   server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;
+  server.on('clientError', refuseUnparsed(refuser(options, responding)));
+  return server;
+}
 
+/** Sends a refusal's answer on a socket whose request Node could not parse. */
+type Refuse = (socket: Socket, status: 400 | 431, body: object, reason: string, rawPacket: Buffer | undefined) => Promise<void>;
+
+/**
+ * Answers Node's clientError: a request whose headers are too large gets 431, one that is not
+ * HTTP 400; a timed-out or reset connection is closed without an answer.
+ */
+function refuseUnparsed(refuse: Refuse) {
+  return (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket): void => {
+    if (!socket.writable) return void socket.destroy();
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || error.code === 'ECONNRESET') return void socket.destroy();
+    if (error.code === 'HPE_HEADER_OVERFLOW') {
+      const body = {
+        code: 'request_header_fields_too_large',
+        message: 'The request headers are larger than the service accepts.',
+        status: 431,
+      };
+      void refuse(socket, 431, body, error.code, error.rawPacket);
+      return;
+    }
+    const body = {
+      code: 'invalid_request',
+      message: 'The request is not valid HTTP.',
+      status: 400,
+      details: [{ field: 'request', message: 'is not valid HTTP/1.1' }],
+    };
+    void refuse(socket, 400, body, error.code ?? error.message, error.rawPacket);
+  };
+}
+
+/**
+ * Writes a refusal with the Error body, X-Request-Id, the client address's rate-limit headers
+ * and CORS headers for an allowed origin, after the answer still being written on the connection.
+ */
+function refuser(options: HttpServerOptions, responding: WeakMap<Socket, ServerResponse>): Refuse {
   const corsOrigins = options.corsOrigins ?? [];
-  const refuse = async (socket: Socket, status: 400 | 431, body: object, reason: string, rawPacket: Buffer | undefined) => {
+  return async (socket, status, body, reason, rawPacket) => {
     const requestId = randomUUID();
     let headers: Record<string, string> = {};
     try {
@@ -93,48 +136,18 @@ export function createHttpServer(app: Express, options: HttpServerOptions): Serv
         inFlight.once('close', resolve);
       });
     }
-    if (!socket.writable) return socket.destroy();
+    if (!socket.writable) return void socket.destroy();
+    // A page on an allowed origin must be able to read this answer too.
+    const cors = corsOrigins.length > 0 ? corsResponseHeaders(corsOrigins, originOf(rawPacket)) : {};
     const text = JSON.stringify(body);
     const lines = [
       `HTTP/1.1 ${status} ${REASON[status]}`,
       'Content-Type: application/json',
       `Content-Length: ${Buffer.byteLength(text)}`,
       `X-Request-Id: ${requestId}`,
-      ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
-      // A page on an allowed origin must be able to read this answer too.
-      ...Object.entries(corsOrigins.length > 0 ? corsResponseHeaders(corsOrigins, originOf(rawPacket)) : {}).map(
-        ([name, value]) => `${name}: ${value}`,
-      ),
+      ...Object.entries({ ...headers, ...cors }).map(([name, value]) => `${name}: ${value}`),
       'Connection: close',
     ];
     socket.end(`${lines.join('\r\n')}\r\n\r\n${text}`);
   };
-
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    if (!socket.writable) return socket.destroy();
-    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || error.code === 'ECONNRESET') return socket.destroy();
-    if (error.code === 'HPE_HEADER_OVERFLOW') {
-      void refuse(
-        socket,
-        431,
-        { code: 'request_header_fields_too_large', message: 'The request headers are larger than the service accepts.', status: 431 },
-        error.code,
-        (error as { rawPacket?: Buffer }).rawPacket,
-      );
-      return;
-    }
-    void refuse(
-      socket,
-      400,
-      {
-        code: 'invalid_request',
-        message: 'The request is not valid HTTP.',
-        status: 400,
-        details: [{ field: 'request', message: 'is not valid HTTP/1.1' }],
-      },
-      error.code ?? error.message,
-      (error as { rawPacket?: Buffer }).rawPacket,
-    );
-  });
-  return server;
 }

@@ -1,10 +1,12 @@
 /** `npm run keys`: issue, list and revoke API keys in the service's store. */
-import { failUsage, invokedAs, parseCommandLine } from '../../shared/command-line.js';
-import { ConfigError, loadConfig } from '../config.js';
+import { failUsage, invokedAs, parseCommandLine, wholeNumberOption } from '../../shared/command-line.js';
+import { ConfigError } from '../config/config-error.js';
+import { loadConfig } from '../config/load-config.js';
 import { isPlan, PLAN_LIMITS, PLANS } from '../limits/plans.js';
 import { openStore } from '../store/open-store.js';
 import type { ApiKeyRecord, Store } from '../store/store.js';
-import { issueKey } from './issue-key.js';
+import { issueKey, KEY_NAME_MAX_LENGTH } from './issue-key.js';
+import { KeyRequestError, type KeyRequestProblem } from './key-request-error.js';
 import type { KeyEnvironment } from './key-format.js';
 
 /** `npm run keys --`, or `node keys.js` in the release. */
@@ -29,7 +31,7 @@ Issues an API key and prints it once. Only its hash is stored: a lost key cannot
 
 Options:
   --plan PLAN       ${PLANS.join(' | ')} (free ${PLAN_LIMITS.free.perMinute}/min ${PLAN_LIMITS.free.perDay}/day, pro ${PLAN_LIMITS.pro.perMinute}/${PLAN_LIMITS.pro.perDay}, business ${PLAN_LIMITS.business.perMinute}/${PLAN_LIMITS.business.perDay}).
-  --name TEXT       Who or what the key is for (1 to 200 characters).
+  --name TEXT       Who or what the key is for (1 to ${KEY_NAME_MAX_LENGTH} characters).
   --env ENV         production | staging (default: ANIMAL_STORE_ENV, else production).
   --per-minute N    Enterprise only: requests per minute.
   --per-day N       Enterprise only: requests per day.
@@ -54,11 +56,17 @@ Options:
   -h, --help    Show this help.
 `;
 
-function positiveInteger(name: string, raw: string | undefined, help: string): number | undefined {
-  if (raw === undefined) return undefined;
-  if (!/^[1-9]\d*$/.test(raw) || !Number.isSafeInteger(Number(raw)))
-    failUsage(help, `${name} must be a positive whole number, got "${raw}"`);
-  return Number(raw);
+/** What issueKey refuses, said with this command's options. */
+const IN_OPTIONS: Record<KeyRequestProblem, (plan: string) => string> = {
+  name_length: () => `--name must be 1 to ${KEY_NAME_MAX_LENGTH} characters`,
+  limits_missing: () => 'an enterprise key needs --per-minute and --per-day',
+  limits_order: () => '--per-minute cannot be larger than --per-day',
+  limits_not_allowed: (plan) => `--per-minute and --per-day are for enterprise keys; the ${plan} plan has fixed limits`,
+};
+
+/** A limit option's value: a whole number of at least 1, or undefined when the option is absent. */
+function limitOption(name: 'per-minute' | 'per-day', raw: string | undefined): number | undefined {
+  return raw === undefined ? undefined : wholeNumberOption(CREATE_HELP, name, raw, 1);
 }
 
 async function create(store: Store, args: string[], defaultEnv: KeyEnvironment): Promise<void> {
@@ -86,13 +94,14 @@ async function create(store: Store, args: string[], defaultEnv: KeyEnvironment):
         name: values.name,
         plan: values.plan,
         environment: env,
-        perMinute: positiveInteger('--per-minute', values['per-minute'], CREATE_HELP),
-        perDay: positiveInteger('--per-day', values['per-day'], CREATE_HELP),
+        perMinute: limitOption('per-minute', values['per-minute']),
+        perDay: limitOption('per-day', values['per-day']),
       },
       new Date(),
     );
   } catch (error) {
-    failUsage(CREATE_HELP, (error as Error).message);
+    if (error instanceof KeyRequestError) failUsage(CREATE_HELP, IN_OPTIONS[error.problem](values.plan));
+    throw error;
   }
   const { record, key } = issued;
   process.stdout.write(
@@ -110,7 +119,8 @@ async function list(store: Store, args: string[]): Promise<void> {
   const { values } = parseCommandLine(LIST_HELP, { json: { type: 'boolean', default: false } }, { args });
   const keys = await store.listKeys();
   if (values.json) {
-    for (const { hash: _hash, ...k } of keys) process.stdout.write(`${JSON.stringify(k)}\n`);
+    // Never the hash: what is listed may be pasted anywhere.
+    for (const k of keys) process.stdout.write(`${JSON.stringify(k, (field, value: unknown) => (field === 'hash' ? undefined : value))}\n`);
     return;
   }
   if (keys.length === 0) {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Plan } from '../limits/plans.js';
 import type { ApiKeyRecord, KeyRepository } from '../store/store.js';
 import { generateKey, type KeyEnvironment } from './key-format.js';
+import { KeyRequestError } from './key-request-error.js';
 
 /** What to issue a key for. Enterprise keys need their own limits; other plans must not have them. */
 export interface KeyRequest {
@@ -12,18 +13,31 @@ export interface KeyRequest {
   perDay?: number;
 }
 
-/** Issues a key: stores its hash and returns the key, which is never shown again. */
+/** Longest name a key may have, in characters (after trimming white space). */
+export const KEY_NAME_MAX_LENGTH = 200;
+
+/**
+ * Issues a key: stores its hash and returns the key, which is never shown again. Throws a
+ * KeyRequestError for a name that is empty or too long, and for limits that do not fit the plan.
+ */
 export async function issueKey(keys: KeyRepository, request: KeyRequest, now: Date): Promise<{ key: string; record: ApiKeyRecord }> {
   const name = request.name.trim();
-  if (name.length === 0 || name.length > 200) throw new Error('--name must be 1 to 200 characters');
+  if (name.length === 0 || name.length > KEY_NAME_MAX_LENGTH) {
+    throw new KeyRequestError('name_length', `a key's name must be 1 to ${KEY_NAME_MAX_LENGTH} characters, not ${name.length}`);
+  }
   const custom = request.perMinute !== undefined || request.perDay !== undefined;
   if (request.plan === 'enterprise') {
     if (request.perMinute === undefined || request.perDay === undefined) {
-      throw new Error('an enterprise key needs --per-minute and --per-day');
+      throw new KeyRequestError('limits_missing', 'an Enterprise key needs its own limits, per minute and per day');
     }
-    if (request.perMinute > request.perDay) throw new Error('--per-minute cannot be larger than --per-day');
+    if (request.perMinute > request.perDay) {
+      throw new KeyRequestError(
+        'limits_order',
+        `a key's limit per minute (${request.perMinute}) cannot be larger than its limit per day (${request.perDay})`,
+      );
+    }
   } else if (custom) {
-    throw new Error(`--per-minute and --per-day are for enterprise keys; the ${request.plan} plan has fixed limits`);
+    throw new KeyRequestError('limits_not_allowed', `only Enterprise keys have limits of their own; the ${request.plan} plan's are fixed`);
   }
   const issued = generateKey(request.environment);
   const record: ApiKeyRecord = {

@@ -25,3 +25,15 @@ export function createMetricsServer(registry: Registry): Server {
     );
   });
 }
+
+/** Starts the metrics server on `port` and `host`; rejects with Node's error when it cannot listen there. */
+export function listenForMetrics(registry: Registry, port: number, host: string): Promise<Server> {
+  const server = createMetricsServer(registry);
+  return new Promise<Server>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
+}

@@ -1,5 +1,11 @@
 import type { ClaimTiming, IdempotencyClaim } from './store.js';
 
+/**
+ * How long Idempotency-Key records are kept (the contract promises at least 24 hours), and after
+ * how long an unfinished claim (its instance died) may be taken over.
+ */
+export const IDEMPOTENCY_TIMING = { retentionMs: 24 * 60 * 60 * 1000, lockMs: 30_000 } as const satisfies Omit<ClaimTiming, 'now'>;
+
 /** An Idempotency-Key record as both engines keep it. */
 export interface IdempotencyRow {
   fingerprint: string;

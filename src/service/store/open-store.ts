@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../config/settings.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
 

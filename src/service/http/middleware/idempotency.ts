@@ -3,14 +3,12 @@ import type { RequestHandler } from 'express';
 import type { Clock } from '../../clock.js';
 import { NO_METRICS, type ServiceMetrics } from '../../metrics/service-metrics.js';
 import type { OperationInfo } from '../../../contract/operations.js';
+import { IDEMPOTENCY_TIMING } from '../../store/idempotency.js';
 import type { IdempotencyRepository } from '../../store/store.js';
 import { IdempotencyKeyInUseError } from '../errors/idempotency-key-in-use-error.js';
 import { IdempotencyKeyReusedError } from '../errors/idempotency-key-reused-error.js';
 import { localsOf } from './locals.js';
 import { perOperation } from '../per-operation.js';
-
-/** How long records are kept, and after how long an unfinished claim may be taken over. */
-export const IDEMPOTENCY_TIMING = { retentionMs: 24 * 60 * 60 * 1000, lockMs: 30_000 } as const;
 
 /** JSON with object keys sorted, so the same body always has the same fingerprint. */
 export function canonical(value: unknown): string {

@@ -20,15 +20,6 @@ export function rateLimitHeaders(decision: LimitDecision): Record<string, string
   };
 }
 
-/**
- * The rate-limit headers of a client address without a key, read without counting: for the
- * answers Node gives to requests it refused before they were read (src/service/http/http-server.ts).
- */
-export function anonymousRateLimitHeaders(limiter: RateLimiter, anonymousLimits: Limits) {
-  return async (address: string): Promise<Record<string, string>> =>
-    rateLimitHeaders(await limiter.peek(addressSubject(undefined, address), anonymousLimits));
-}
-
 /** Puts a decision's rate-limit headers on the response, and throws its 429 when it refuses. */
 function enforce(res: Parameters<RequestHandler>[1], decision: LimitDecision, subject: 'key' | 'address'): void {
   res.set(rateLimitHeaders(decision));
