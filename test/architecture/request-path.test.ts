@@ -9,8 +9,9 @@ import { requestSteps } from './request-steps.js';
 const APP = 'src/service/http/app.ts';
 
 /**
- * The steps the README lists under `app.ts` in its "Where a request goes" block: each indented
- * line starts with the file (relative to app.ts's folder) and the name app.ts uses.
+ * The steps the README lists under `app.ts` in its "Where a request goes" block: each line
+ * indented by two spaces starts with the file (relative to app.ts's folder) and the name app.ts
+ * uses; lines indented further say where a step leads.
  */
 function readmeSteps(readme: string): string[] {
   const section = readme.split(/^### Where a request goes$/m)[1];
@@ -21,6 +22,7 @@ function readmeSteps(readme: string): string[] {
   if (appLine < 0) throw new Error(`the request path in README.md has no line for ${APP}`);
   const steps: string[] = [];
   for (const line of lines.slice(appLine + 1)) {
+    if (line.startsWith('    ')) continue; // what a step leads to (a handler, the store), not a step of app.ts
     if (!line.startsWith('  ')) break;
     const [file, name] = line.trim().split(/\s+/);
     steps.push(`${join(dirname(APP), file ?? '')} ${name}`);

@@ -15,7 +15,6 @@ import { basePathOf, listOperations } from '../../contract/operations.js';
 import type { Store } from '../store/store.js';
 import { contractDocuments } from './contract-documents.js';
 import { healthz, readyz } from './health.js';
-import { NotFoundError } from './errors/not-found-error.js';
 import type { Handlers } from './handler-types.js';
 import { authenticate, requireKey } from './middleware/authenticate.js';
 import { corsFor } from './middleware/cors.js';
@@ -27,7 +26,7 @@ import { limitPublic, PUBLIC_LIMITS, rateLimit, rateLimitHeaders, type PublicLim
 import { requestContext } from './middleware/request-context.js';
 import { strictParameters } from './middleware/strict-parameters.js';
 import { matchOperation } from './middleware/match-operation.js';
-import { routeGuard } from './middleware/route-guard.js';
+import { noRoute, routeGuard } from './middleware/route-guard.js';
 import { validate } from './middleware/validate.js';
 import { mountOperations } from './mount-operations.js';
 import { warnOfStubs } from './not-implemented.js';
@@ -124,7 +123,7 @@ export function createApp(deps: AppDependencies): Express {
       mountOperations(operations, handlers, { store: deps.store, clock: deps.clock, basePath }),
     ]),
   );
-  app.use((req, _res, next) => next(new NotFoundError(`No route ${req.method} ${req.path}.`)));
+  app.use(noRoute);
   app.use(errorHandler(paths, BODY_LIMIT_BYTES, metrics));
   return app;
 }

@@ -18,3 +18,6 @@ export const routeGuard: RequestHandler = (req, res, next) => {
   }
   next();
 };
+
+/** The last route: whatever neither the contract nor the service's own paths (/healthz, /docs…) answered is a 404. */
+export const noRoute: RequestHandler = (req, _res, next) => next(new NotFoundError(`No route ${req.method} ${req.path}.`));
