@@ -119,7 +119,7 @@ describe('the designer loop on a copy of the repository', () => {
       const generated = await copy.npm('generate');
       expect(generated.code, show(generated)).toBe(1);
       expect(generated.stderr).toMatch(/Pet\.bornOn is required in every animal returned, but no store keeps it/);
-      expect(generated.stderr).toContain('"add pets.born_on"');
+      expect(generated.stderr).toContain('"add pets.born_on" in src/service/store/migrations.ts');
       // Lint stops it first: the examples of Pet lack the field.
       const checked = await copy.npm('check');
       expect(checked.code, show(checked)).not.toBe(0);
