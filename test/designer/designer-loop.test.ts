@@ -32,7 +32,8 @@ async function vitest(
   files: string[],
   env: NodeJS.ProcessEnv = {},
 ): Promise<{ outcome: Outcome; failures: { name: string; messages: string[] }[] }> {
-  const report = 'designer-results.json';
+  // Under test-results/, which Prettier and git leave alone: `npm run check` in the copy runs after it.
+  const report = 'test-results/designer-results.json';
   const outcome = await copy.sh('npx', ['vitest', 'run', ...files, '--reporter=json', `--outputFile=${report}`], {
     PROPERTY_RUNS: '100',
     ...env,
