@@ -3,8 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DATA_VERSION_TRUSTED_MS, migrate, PET_SELECT, SqliteStore } from '../../src/service/store/sqlite/sqlite-store.js';
-import { SQLITE_MIGRATIONS } from '../../src/service/store/sqlite/migrations.js';
+import { MIGRATIONS } from '../../src/service/store/migrations.js';
+import { pendingMigrations } from '../../src/service/store/pending-migrations.js';
+import { DATA_VERSION_TRUSTED_MS } from '../../src/service/store/sqlite/read-cache.js';
+import { migrate } from '../../src/service/store/sqlite/sqlite-migrate.js';
+import { PET_SELECT } from '../../src/service/store/sqlite/sqlite-pets.js';
+import { SqliteStore } from '../../src/service/store/sqlite/sqlite-store.js';
 import { defineStoreSuite } from './store-suite.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'animal-store-sqlite-'));
@@ -14,7 +18,7 @@ const freshPath = () => join(dir, `store-${++n}`, 'animal-store.db');
 /** Waits until the store reads data_version again (see DATA_VERSION_TRUSTED_MS). */
 const afterTrustedReading = () => new Promise((resolve) => setTimeout(resolve, DATA_VERSION_TRUSTED_MS + 1));
 
-defineStoreSuite('SQLite', async () => SqliteStore.open(freshPath()));
+defineStoreSuite('SQLite', () => Promise.resolve(SqliteStore.open(freshPath())));
 
 describe('SQLite store file', () => {
   it('creates its folder, uses WAL and migrates once', async () => {
@@ -26,7 +30,7 @@ describe('SQLite store file', () => {
     const db = new Database(path);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(migrate(db)).toBe(0);
-    expect(db.prepare('SELECT count(*) AS n FROM schema_migrations').get()).toEqual({ n: SQLITE_MIGRATIONS.length });
+    expect(db.prepare('SELECT count(*) AS n FROM schema_migrations').get()).toEqual({ n: pendingMigrations('sqlite', []).length });
     db.close();
 
     const reopened = SqliteStore.open(path);
@@ -165,18 +169,30 @@ describe('SQLite store file', () => {
     });
   });
 
-  it('refuses a database written by a newer release', () => {
+  it('refuses a database written by a newer release', async () => {
     const path = freshPath();
-    SqliteStore.open(path).close();
+    await SqliteStore.open(path).close();
     const db = new Database(path);
     db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 'x')").run();
     db.close();
     expect(() => SqliteStore.open(path)).toThrow(/schema version\(s\) 999 that this release does not know/);
   });
 
-  it('lists a status page from the covering (status, id, name, category_id, other_fields) index, without a scan, a sort or a table lookup', () => {
+  it('applies migrations and their records together, or none of them', async () => {
     const path = freshPath();
-    SqliteStore.open(path).close();
+    await SqliteStore.open(path).close();
+    const db = new Database(path);
+    const broken = { version: 6, name: 'broken', sql: 'CREATE TABLE half (a INTEGER); SELECT a FROM nowhere' };
+    const fine = { version: 7, name: 'fine', sql: 'CREATE TABLE whole (a INTEGER)' };
+    expect(() => migrate(db, [...MIGRATIONS, broken, fine])).toThrow(/nowhere/);
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE name IN ('half', 'whole')").all()).toEqual([]);
+    expect(db.prepare('SELECT max(version) FROM schema_migrations').pluck().get()).toBe(5);
+    db.close();
+  });
+
+  it('lists a status page from the covering (status, id, name, category_id, other_fields) index, without a scan, a sort or a table lookup', async () => {
+    const path = freshPath();
+    await SqliteStore.open(path).close();
     const db = new Database(path);
     const plan = db
       .prepare(`EXPLAIN QUERY PLAN SELECT ${PET_SELECT} FROM pets WHERE status = 'sold' AND id > 0 ORDER BY id LIMIT 21`)

@@ -6,7 +6,7 @@ import type { Pet, PetStatus, PetToCreate } from './store.js';
  * adds to NewPet, kept whole as one JSON object in the column `other_fields` (NULL when there
  * is none). An optional field added to NewPet and Pet in openapi.yaml is therefore stored and
  * returned with no edit here and no migration; a field that needs an index or a constraint of
- * its own becomes a column (a migration in both engines, and an entry here).
+ * its own becomes a column (a migration in migrations.ts, and an entry here).
  */
 export const PET_COLUMNS = { name: 'name', categoryId: 'category_id', status: 'status' } as const;
 

@@ -73,7 +73,7 @@ export function petStorageGaps(doc: OpenApiDocument): string[] {
     gaps.push(
       `Pet.${field} is required in every animal returned, but no store keeps it: ${how}, and it is not a column of pets. ` +
         `Make it optional in Pet, required or defaulted in NewPet, or give it a column the store fills: a migration named ` +
-        `"add pets.${snakeCase(field)}" in src/service/store/sqlite/migrations.ts and src/service/store/postgres/migrations.ts, read in src/service/store/pet-record.ts (PET_COLUMNS).`,
+        `"add pets.${snakeCase(field)}" in src/service/store/migrations.ts (with each engine's SQL), read in src/service/store/pet-record.ts (PET_COLUMNS).`,
     );
   }
   for (const field of Object.keys(sent.properties)) {
