@@ -13,8 +13,8 @@ export class StartupError extends Error {
 const FATAL_CODES = new Set(['28P01', '28000', '3D000', '42501']);
 
 /** First wait between attempts, and the longest, in milliseconds. */
-export const RETRY_FIRST_MS = 250;
-export const RETRY_MAX_MS = 5_000;
+const RETRY_FIRST_MS = 250;
+const RETRY_MAX_MS = 5_000;
 
 /**
  * Runs `attempt` until it succeeds or `timeoutMs` has passed (0: once), waiting 250 ms, 500 ms,

@@ -34,7 +34,7 @@ import { pipeline } from './pipeline.js';
 import { PathMatcher } from './routing.js';
 
 /** Largest request body accepted, in bytes (the contract's PayloadTooLarge says 16 KiB). */
-export const BODY_LIMIT_BYTES = 16 * 1024;
+const BODY_LIMIT_BYTES = 16 * 1024;
 
 /** Everything the app needs, injected; createApp reads no environment and opens nothing. */
 export interface AppDependencies {

@@ -17,7 +17,7 @@ export interface HttpTimeouts {
 }
 
 /** The timeouts of a server that is given none: the defaults of HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS and KEEP_ALIVE_TIMEOUT_MS. */
-export const HTTP_TIMEOUTS: HttpTimeouts = {
+const HTTP_TIMEOUTS: HttpTimeouts = {
   headersTimeoutMs: SETTINGS.headersTimeoutMs.default,
   requestTimeoutMs: SETTINGS.requestTimeoutMs.default,
   keepAliveTimeoutMs: SETTINGS.keepAliveTimeoutMs.default,
@@ -44,7 +44,7 @@ const REASON: Record<number, string> = { 400: 'Bad Request', 431: 'Request Heade
  * The Origin header of a request Node could not parse, from the bytes it received (the
  * `rawPacket` of its clientError), or undefined. Only the first 16 KiB are searched.
  */
-export function originOf(rawPacket: Buffer | undefined): string | undefined {
+function originOf(rawPacket: Buffer | undefined): string | undefined {
   if (!rawPacket) return undefined;
   const head = rawPacket.subarray(0, 16 * 1024).toString('latin1');
   const match = /\r\norigin:([^\r\n]*)/i.exec(head);

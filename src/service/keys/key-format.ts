@@ -5,7 +5,7 @@ import { crc32 } from 'node:zlib';
 export type KeyEnvironment = 'production' | 'staging';
 
 /** The recognisable start of every key, one per environment (also in openapi.yaml). */
-export const KEY_PREFIX: Record<KeyEnvironment, string> = { production: 'as_prod_', staging: 'as_stag_' };
+const KEY_PREFIX: Record<KeyEnvironment, string> = { production: 'as_prod_', staging: 'as_stag_' };
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const SECRET_LENGTH = 32;

@@ -5,7 +5,7 @@ import type { Registry } from 'prom-client';
  * The metrics on a port of their own (never the API's, so they are not public by accident):
  * `GET /metrics` in Prometheus's text format; anything else 404.
  */
-export function createMetricsServer(registry: Registry): Server {
+function createMetricsServer(registry: Registry): Server {
   return createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {

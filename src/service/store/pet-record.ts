@@ -14,7 +14,7 @@ export const PET_COLUMNS = { name: 'name', categoryId: 'category_id', status: 's
 type ColumnField = keyof typeof PET_COLUMNS;
 
 /** The fields kept in `other_fields`. */
-export type OtherFields = Omit<Pet, 'id' | ColumnField>;
+type OtherFields = Omit<Pet, 'id' | ColumnField>;
 
 /** The fields of an animal to store that have no column of their own, as JSON; null when none. */
 export function otherFieldsOf(pet: PetToCreate): string | null {
