@@ -17,6 +17,7 @@ import { retryAtStart, StartupError } from './retry-at-start.js';
 import { startService, stopOnSignals } from './start-service.js';
 import { IDEMPOTENCY_TIMING } from './store/idempotency.js';
 import { describeStore, openStore } from './store/open-store.js';
+import { SchemaTooNewError } from './store/schema-too-new-error.js';
 import type { Store } from './store/store.js';
 
 const HELP = `Usage: npm start          (from the TypeScript sources, for development)
@@ -102,7 +103,11 @@ function openStoreAtStart(config: Config, logger: Logger): Promise<Store> {
   const where = describeStore(config);
   return retryAtStart(
     where,
-    () => openStore(config, (error) => logger.warn({ err: error }, 'an idle PostgreSQL connection failed')),
+    () =>
+      openStore(config, (error) => logger.warn({ err: error }, 'an idle PostgreSQL connection failed')).catch((error: unknown) => {
+        if (error instanceof SchemaTooNewError) throw new StartupError(`${where}: ${error.message}`);
+        throw error;
+      }),
     config.databaseUrl ? config.startupTimeoutMs : 0,
     (reason, waitMs) => logger.warn({ reason, retryInMs: waitMs }, `${where} does not answer yet; trying again`),
   );

@@ -19,7 +19,7 @@ const RETRY_MAX_MS = 5_000;
 /**
  * Runs `attempt` until it succeeds or `timeoutMs` has passed (0: once), waiting 250 ms, 500 ms,
  * … at most 5 s between attempts and telling `onRetry` each time. Throws a StartupError naming
- * `what` and the last reason.
+ * `what` and the last reason; a StartupError from `attempt` (a refusal for good) ends it at once.
  */
 export async function retryAtStart<T>(
   what: string,
@@ -32,6 +32,7 @@ export async function retryAtStart<T>(
     try {
       return await attempt();
     } catch (error) {
+      if (error instanceof StartupError) throw error;
       const reason = error instanceof Error ? error.message.split('\n')[0]! : String(error);
       // The store wraps the driver's error (StoreUnavailableError): its code may be on the cause.
       const code = (error as { code?: unknown }).code ?? (error as { cause?: { code?: unknown } }).cause?.code;

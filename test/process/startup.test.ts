@@ -2,17 +2,29 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../bench/processes.js';
 import { ROOT } from '../support/run.js';
-import { postgresEnabled, redisEnabled, TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/services.js';
+import { PostgresStore } from '../../src/service/store/postgres/postgres-store.js';
+import {
+  dropTestSchemas,
+  postgresEnabled,
+  redisEnabled,
+  TEST_DATABASE_URL,
+  TEST_REDIS_URL,
+  urlWithNewSchema,
+} from '../support/services.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
 
 // Start-up as an operator meets it (issue 15, point 5): production writes JSON lines only; a
 // PostgreSQL or Redis that is not up yet is waited for, then given up with one line and exit 1.
 
 const dir = mkdtempSync(join(tmpdir(), 'animal-store-startup-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await dropTestSchemas();
+});
 
 /** Runs the service (from the sources) with `env`: its process, its exit, and the port it reports in its listening line. */
 function service(env: Record<string, string>) {
@@ -100,6 +112,27 @@ describe('start-up', () => {
       expect(await run.exited).toBe(1);
       expect(Date.now() - started).toBeLessThan(10_000);
       expect(run.stderr()).toMatch(/^The service failed to start: PostgreSQL at .* refused the connection: .*no_such_user_here.*\n$/);
+    },
+    60_000,
+  );
+
+  it.runIf(postgresEnabled())(
+    'does not wait for what no wait can fix: a database written by a newer release',
+    async () => {
+      const url = await urlWithNewSchema();
+      await (await PostgresStore.open({ url })).close();
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query(`INSERT INTO schema_migrations (version, name) VALUES (999, 'future')`);
+      await client.end();
+      const started = Date.now();
+      const run = service({ DATABASE_URL: url, STARTUP_TIMEOUT_MS: '20000' });
+      expect(await run.exited).toBe(1);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(run.stderr()).toMatch(
+        /^The service failed to start: PostgreSQL at .*: The database has schema version\(s\) 999 that this release does not know; it was written by a newer release\. Run that release, or a newer one, on it\.\n$/,
+      );
+      expect(run.stdout()).not.toMatch(/does not answer yet/);
     },
     60_000,
   );

@@ -1,4 +1,5 @@
 import { MIGRATIONS, type Engine, type Migration } from './migrations.js';
+import { SchemaTooNewError } from './schema-too-new-error.js';
 
 /**
  * The migration runner's decisions, shared by both engines; each engine's runner
@@ -37,10 +38,7 @@ export function pendingMigrations(
   const known = new Set(steps.map((step) => step.version));
   const unknown = applied.filter((version) => !known.has(version)).sort((a, b) => a - b);
   if (unknown.length > 0) {
-    throw new Error(
-      `The database has schema version(s) ${unknown.join(', ')} that this release does not know; it was written by a newer release. ` +
-        'Run that release, or a newer one, on it.',
-    );
+    throw new SchemaTooNewError(unknown);
   }
   const done = new Set(applied);
   return steps.filter((step) => !done.has(step.version));
