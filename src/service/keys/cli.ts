@@ -1,5 +1,6 @@
 /** `npm run keys`: issue, list and revoke API keys in the service's store. */
 import { failUsage, invokedAs, parseCommandLine } from '../../shared/command-line.js';
+import { tableLines } from '../../shared/text-table.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { isPlan, PLAN_LIMITS, PLANS } from '../limits/plans.js';
 import { openStore } from '../store/open-store.js';
@@ -110,7 +111,8 @@ async function list(store: Store, args: string[]): Promise<void> {
   const { values } = parseCommandLine(LIST_HELP, { json: { type: 'boolean', default: false } }, { args });
   const keys = await store.listKeys();
   if (values.json) {
-    for (const { hash: _hash, ...k } of keys) process.stdout.write(`${JSON.stringify(k)}\n`);
+    // JSON.stringify leaves out a property whose value is undefined: the hash is never shown.
+    for (const k of keys) process.stdout.write(`${JSON.stringify({ ...k, hash: undefined })}\n`);
     return;
   }
   if (keys.length === 0) {
@@ -121,14 +123,7 @@ async function list(store: Store, args: string[]): Promise<void> {
     ['ID', 'NAME', 'PLAN', 'LIMITS', 'ENV', 'KEY STARTS', 'CREATED', 'REVOKED'],
     ...keys.map((k) => [k.id, k.name, k.plan, limitsText(k), k.environment, `${k.displayPrefix}…`, k.createdAt, k.revokedAt ?? '-']),
   ];
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const row of rows)
-    process.stdout.write(
-      `${row
-        .map((cell, i) => cell.padEnd(widths[i]!))
-        .join('  ')
-        .trimEnd()}\n`,
-    );
+  for (const line of tableLines(rows)) process.stdout.write(`${line}\n`);
 }
 
 async function revoke(store: Store, args: string[]): Promise<void> {
