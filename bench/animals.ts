@@ -6,7 +6,7 @@ import { SqliteStore } from '../src/service/store/sqlite/sqlite-store.js';
 const STATUSES: PetStatus[] = ['available', 'pending', 'sold'];
 
 /** The animal with id `id` (1-based), the same in the seeded store and in the baselines. */
-export function animal(id: number): { id: number; name: string; categoryId: number; status: PetStatus } {
+function animal(id: number): { id: number; name: string; categoryId: number; status: PetStatus } {
   return { id, name: `Animal ${id}`, categoryId: (id % 12) + 1, status: STATUSES[id % 3]! };
 }
 

@@ -4,7 +4,7 @@
  * next of them, so a cache in the server cannot answer every request from one entry.
  */
 import autocannon from 'autocannon';
-import type { LoadSpec } from './load.js';
+import type { LoadSpec } from './load-spec.js';
 
 let input = '';
 for await (const chunk of process.stdin) input += String(chunk);

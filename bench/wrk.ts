@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { LoadResult, LoadSpec } from './load.js';
+import type { LoadResult, LoadSpec } from './load-spec.js';
 import { runToEnd } from './processes.js';
 
 /** Whether wrk (Debian package `wrk`) is on the PATH. */

@@ -1,7 +1,7 @@
 /**
  * What makes a response of the contract self-consistent, as one set of checks for three users:
  * the lint rule `animal-store/response-examples-consistent` applies them to every example of
- * openapi.yaml, the mock (src/toolkit/mock/mock-server.ts) picks and dresses its answers with them, and
+ * openapi.yaml, the mock (src/toolkit/mock/mock-answers.ts) picks and dresses its answers with them, and
  * the mock's tests apply them to what the running mock sends.
  *
  * A response is seen as a client sees it: its status, its headers and its parsed body. An

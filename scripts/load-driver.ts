@@ -41,23 +41,10 @@ function nextRequest(baseUrl: string, key: string, i: number): [string, RequestI
   return [`${baseUrl}/pets?limit=20`, { headers }];
 }
 
-/**
- * Sends requests with `key` at `rate` times its per-minute limit, spread evenly, until
- * `endAt`. A key that ignores Retry-After keeps to the schedule when refused (and gets banned);
- * one that honours it sends nothing more until Retry-After has passed. The tally fills as
- * answers come; `done` resolves once the last one has.
- */
-export function driveKey(options: {
-  baseUrl: string;
-  key: string;
-  plan: Plan;
-  manner: Manner;
-  limits: Limits;
-  rate: number;
-  endAt: number;
-}): { tally: Tally; done: Promise<void> } {
-  const { baseUrl, key, plan, manner, limits, rate, endAt } = options;
-  const tally: Tally = {
+/** A tally of nothing yet. */
+function emptyTally(plan: Plan, manner: Manner, limits: Limits): Tally {
+  const now = Date.now();
+  return {
     plan,
     manner,
     limits,
@@ -67,16 +54,75 @@ export function driveKey(options: {
     banned: 0,
     serverErrors: 0,
     networkErrors: 0,
-    firstSentAt: Date.now(),
-    lastAnsweredAt: Date.now(),
+    firstSentAt: now,
+    lastAnsweredAt: now,
   };
+}
+
+/** Counts one answer into `tally`; for a 429, returns the milliseconds its Retry-After asks to wait, else 0. */
+function countAnswer(tally: Tally, status: number, text: string, retryAfter: string | null): number {
+  if (status >= 500) {
+    tally.serverErrors++;
+    return 0;
+  }
+  if (status !== 429) {
+    tally.accepted++;
+    return 0;
+  }
+  // A refusal whatever its body; a body that is not JSON counts as a rate limit, not a ban.
+  let code: string | undefined;
+  try {
+    code = (JSON.parse(text) as { code?: string }).code;
+  } catch {
+    code = undefined;
+  }
+  if (code === 'key_temporarily_banned') tally.banned++;
+  else tally.rateLimited++;
+  return Number(retryAfter ?? 1) * 1000;
+}
+
+/** What {@link driveKey} drives, and how hard. */
+export interface DriveOptions {
+  baseUrl: string;
+  key: string;
+  plan: Plan;
+  manner: Manner;
+  limits: Limits;
+  /** Send at this many times the key's per-minute limit. */
+  rate: number;
+  /** Send nothing at or after this time (epoch milliseconds). */
+  endAt: number;
+}
+
+/**
+ * Sends requests with `key` at `rate` times its per-minute limit, spread evenly, until
+ * `endAt`. A key that ignores Retry-After keeps to the schedule when refused (and gets banned);
+ * one that honours it sends nothing more until Retry-After has passed. The tally fills as
+ * answers come; `done` resolves once the last one has.
+ */
+export function driveKey(options: DriveOptions): { tally: Tally; done: Promise<void> } {
+  const { baseUrl, key, manner, limits, rate, endAt } = options;
+  const tally = emptyTally(options.plan, manner, limits);
   const intervalMs = 60_000 / (limits.perMinute * rate);
   const inFlight = new Set<Promise<void>>();
   let pausedUntil = 0;
   const start = Date.now();
-  return { tally, done: send() };
-
-  async function send(): Promise<void> {
+  const sendOne = (i: number) => {
+    const [url, init] = nextRequest(baseUrl, key, i);
+    tally.sent++;
+    const request: Promise<void> = fetch(url, init)
+      .then(async (response) => {
+        const waitMs = countAnswer(tally, response.status, await response.text(), response.headers.get('Retry-After'));
+        if (manner === 'honours-retry-after' && response.status === 429) pausedUntil = Math.max(pausedUntil, Date.now() + waitMs);
+      })
+      .catch(() => void tally.networkErrors++)
+      .finally(() => {
+        tally.lastAnsweredAt = Date.now();
+        inFlight.delete(request);
+      });
+    inFlight.add(request);
+  };
+  const send = async () => {
     for (let i = 0; ; i++) {
       const due = start + i * intervalMs;
       if (due >= endAt) break;
@@ -84,39 +130,11 @@ export function driveKey(options: {
       if (Date.now() < pausedUntil) continue;
       while (inFlight.size >= MAX_IN_FLIGHT[manner]) await Promise.race(inFlight);
       if (Date.now() < pausedUntil || Date.now() >= endAt) continue;
-      const [url, init] = nextRequest(baseUrl, key, i);
-      tally.sent++;
-      const request: Promise<void> = fetch(url, init)
-        .then(async (response) => {
-          const text = await response.text();
-          if (response.status >= 500) {
-            tally.serverErrors++;
-          } else if (response.status === 429) {
-            // A refusal whatever its body; a body that is not JSON counts as a rate limit, not a ban.
-            let code: string | undefined;
-            try {
-              code = (JSON.parse(text) as { code?: string }).code;
-            } catch {
-              code = undefined;
-            }
-            if (code === 'key_temporarily_banned') tally.banned++;
-            else tally.rateLimited++;
-            if (manner === 'honours-retry-after') {
-              pausedUntil = Math.max(pausedUntil, Date.now() + Number(response.headers.get('Retry-After') ?? 1) * 1000);
-            }
-          } else {
-            tally.accepted++;
-          }
-        })
-        .catch(() => void tally.networkErrors++)
-        .finally(() => {
-          tally.lastAnsweredAt = Date.now();
-          inFlight.delete(request);
-        });
-      inFlight.add(request);
+      sendOne(i);
     }
     await Promise.all(inFlight);
-  }
+  };
+  return { tally, done: send() };
 }
 
 /**

@@ -1,5 +1,5 @@
 /** `npm run load`: sustained load on the real server, keys of every plan driven past their limits. */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { failUsage, parseCommandLine } from '../src/shared/command-line.js';
@@ -8,8 +8,10 @@ import { isPlan, PLAN_LIMITS, PLANS, type Limits, type Plan } from '../src/servi
 import { PostgresStore } from '../src/service/store/postgres/postgres-store.js';
 import { SqliteStore } from '../src/service/store/sqlite/sqlite-store.js';
 import type { Store } from '../src/service/store/store.js';
-import { startServerProcess } from '../test/support/server-process.js';
-import { allowedFor, driveKey, type Manner, type Tally } from './load-driver.js';
+import { driveKey, type Manner, type Tally } from './load-driver.js';
+import { loadReport, mib, type LoadRun } from './load-report.js';
+import { residentMemory } from './support/process-memory.js';
+import { startServiceProcess, type ServiceProcess } from './support/server-process.js';
 
 const HELP = `Usage: npm run load [-- options]
 
@@ -46,29 +48,24 @@ function parseDuration(text: string): number {
   return ms;
 }
 
-/** Resident memory of a process, in MiB, from /proc: now (VmRSS) and at its peak (VmHWM). */
-function memoryOf(pid: number): { rss: number; peak: number } | null {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kib = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-    return { rss: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
-  } catch {
-    return null;
-  }
+/** What this run does, from its command line. */
+interface LoadOptions {
+  durationMs: number;
+  rate: number;
+  plans: Plan[];
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
 }
 
-const mib = (m: { rss: number } | null) => (m ? `${m.rss.toFixed(1)} MiB` : 'n/a');
-
-async function openKeyStore(databaseUrl: string | undefined, databasePath: string): Promise<Store> {
-  return databaseUrl ? PostgresStore.open({ url: databaseUrl }) : SqliteStore.open(databasePath);
+/** A key issued for the run, and how it is driven. */
+interface LoadKey {
+  plan: Plan;
+  manner: Manner;
+  key: string;
+  limits: Limits;
 }
 
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ')).join('\n');
-}
-
-async function main(): Promise<void> {
+function readOptions(): LoadOptions {
   const { values } = parseCommandLine(HELP, {
     duration: { type: 'string', default: '60s' },
     rate: { type: 'string', default: '5' },
@@ -82,15 +79,15 @@ async function main(): Promise<void> {
   const plans = values.plans.split(',').map((p) => p.trim());
   const unknown = plans.filter((p) => !isPlan(p));
   if (unknown.length > 0 || plans.length === 0) failUsage(HELP, `--plans takes plans among ${PLANS.join(', ')}, got "${values.plans}"`);
-  const databaseUrl = values['database-url'];
-  const redisUrl = values['redis-url'];
+  return { durationMs, rate, plans: plans.filter(isPlan), databaseUrl: values['database-url'], redisUrl: values['redis-url'] };
+}
 
-  const dir = mkdtempSync(join(tmpdir(), 'animal-store-load-'));
-  const databasePath = join(dir, 'load.db');
-  const keys: { plan: Plan; manner: Manner; key: string; limits: Limits }[] = [];
-  const store = await openKeyStore(databaseUrl, databasePath);
+/** Issues two keys of each plan, one per manner, where the server will find them. */
+async function issueLoadKeys(options: LoadOptions, databasePath: string): Promise<LoadKey[]> {
+  const keys: LoadKey[] = [];
+  const store: Store = options.databaseUrl ? await PostgresStore.open({ url: options.databaseUrl }) : SqliteStore.open(databasePath);
   try {
-    for (const plan of plans.filter(isPlan)) {
+    for (const plan of options.plans) {
       const limits = plan === 'enterprise' ? ENTERPRISE_LOAD_LIMITS : PLAN_LIMITS[plan];
       for (const manner of MANNERS) {
         const extra = plan === 'enterprise' ? limits : {};
@@ -101,89 +98,70 @@ async function main(): Promise<void> {
   } finally {
     await store.close();
   }
+  return keys;
+}
 
+/** The server's environment: quiet, and on PostgreSQL and Redis when asked. */
+function serverEnv(options: LoadOptions): Record<string, string> {
   const env: Record<string, string> = { LOG_LEVEL: 'error' };
-  if (databaseUrl) env.DATABASE_URL = databaseUrl;
-  if (redisUrl) Object.assign(env, { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: `animal-store-load-${process.pid}-${Date.now()}` });
-  const server = await startServerProcess(databasePath, env);
+  if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
+  if (options.redisUrl) {
+    Object.assign(env, { REDIS_URL: options.redisUrl, REDIS_KEY_PREFIX: `animal-store-load-${process.pid}-${Date.now()}` });
+  }
+  return env;
+}
+
+/**
+ * Drives every key to the end of the run, printing progress (a line that updates itself on a
+ * terminal, else every ten seconds) and sampling the server's memory once a second.
+ */
+async function driveAll(server: ServiceProcess, keys: LoadKey[], options: LoadOptions): Promise<LoadRun> {
   const pid = server.child.pid!;
-  let exitCode = 0;
+  // A few requests first, so "before" is a server that has answered (code loaded, caches warm).
+  for (let i = 0; i < 20; i++) await fetch(`${server.baseUrl}/pets`).then((r) => r.text());
+  const before = residentMemory(pid);
+  const startedAt = Date.now();
+  const endAt = startedAt + options.durationMs;
+  const drivers = keys.map((k) => driveKey({ ...k, baseUrl: server.baseUrl, rate: options.rate, endAt }));
+  const tallies = drivers.map((d) => d.tally);
+  const samples: number[] = [];
+  let ticks = 0;
+  const progress = setInterval(() => {
+    ticks++;
+    const memory = residentMemory(pid);
+    if (memory) samples.push(memory.rssMiB);
+    const sum = (count: (t: Tally) => number) => tallies.reduce((n, t) => n + count(t), 0);
+    const line =
+      `  ${((Date.now() - startedAt) / 1000).toFixed(0).padStart(4)} s / ${options.durationMs / 1000} s   ${sum((t) => t.sent)} sent, ` +
+      `${sum((t) => t.accepted)} accepted, ${sum((t) => t.rateLimited + t.banned)} refused, ${sum((t) => t.serverErrors)} 5xx   server RSS ${mib(memory)}`;
+    if (process.stdout.isTTY) process.stdout.write(`\r${line}`);
+    else if (ticks % 10 === 0) process.stdout.write(`${line}\n`);
+  }, 1000);
+  await Promise.all(drivers.map((d) => d.done));
+  clearInterval(progress);
+  if (process.stdout.isTTY) process.stdout.write('\n');
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  return { tallies, startedAt, samples, before, after: residentMemory(pid) };
+}
+
+async function main(): Promise<void> {
+  const options = readOptions();
+  const dir = mkdtempSync(join(tmpdir(), 'animal-store-load-'));
+  const databasePath = join(dir, 'load.db');
+  const keys = await issueLoadKeys(options, databasePath);
+  const server = await startServiceProcess(databasePath, serverEnv(options));
   try {
     process.stdout.write(
-      `Server (pid ${pid}) at ${server.baseUrl}, ${databaseUrl ? 'PostgreSQL' : `SQLite in ${dir}`}, limits in ${redisUrl ? 'Redis' : 'memory'}.\n` +
-        `Driving ${keys.length} keys at ${rate}x their per-minute limit for ${durationMs / 1000} s.\n`,
+      `Server (pid ${server.child.pid}) at ${server.baseUrl}, ${options.databaseUrl ? 'PostgreSQL' : `SQLite in ${dir}`}, limits in ${options.redisUrl ? 'Redis' : 'memory'}.\n` +
+        `Driving ${keys.length} keys at ${options.rate}x their per-minute limit for ${options.durationMs / 1000} s.\n`,
     );
-    // A few requests first, so "before" is a server that has answered (code loaded, caches warm).
-    for (let i = 0; i < 20; i++) await fetch(`${server.baseUrl}/pets`).then((r) => r.text());
-    const before = memoryOf(pid);
-    const startedAt = Date.now();
-    const endAt = startedAt + durationMs;
-    const samples: number[] = [];
-    const drivers = keys.map(({ plan, manner, key, limits }) =>
-      driveKey({ baseUrl: server.baseUrl, key, plan, manner, limits, rate, endAt }),
-    );
-    const live = drivers.map((d) => d.tally);
-    let ticks = 0;
-    const progress = setInterval(() => {
-      ticks++;
-      const m = memoryOf(pid);
-      if (m) samples.push(m.rss);
-      const sum = (f: (t: Tally) => number) => live.reduce((n, t) => n + f(t), 0);
-      const line =
-        `  ${((Date.now() - startedAt) / 1000).toFixed(0).padStart(4)} s / ${durationMs / 1000} s   ${sum((t) => t.sent)} sent, ` +
-        `${sum((t) => t.accepted)} accepted, ${sum((t) => t.rateLimited + t.banned)} refused, ${sum((t) => t.serverErrors)} 5xx   server RSS ${mib(m)}`;
-      if (process.stdout.isTTY) process.stdout.write(`\r${line}`);
-      else if (ticks % 10 === 0) process.stdout.write(`${line}\n`);
-    }, 1000);
-    await Promise.all(drivers.map((d) => d.done));
-    clearInterval(progress);
-    if (process.stdout.isTTY) process.stdout.write('\n');
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    const after = memoryOf(pid);
-
-    const rows = [['plan', 'client', 'limit', 'allowed', 'sent', 'accepted', '429', 'banned', '5xx', 'no answer', 'verdict']];
-    for (const t of live) {
-      const allowed = allowedFor(t);
-      const problems = [
-        t.accepted > allowed ? 'ABOVE LIMIT' : '',
-        t.serverErrors > 0 ? '5xx' : '',
-        t.networkErrors > 0 ? 'NO ANSWER' : '',
-        t.manner === 'honours-retry-after' && t.banned > 0 ? 'BANNED THOUGH POLITE' : '',
-      ].filter(Boolean);
-      if (problems.length > 0) exitCode = 1;
-      rows.push([
-        t.plan,
-        t.manner,
-        `${t.limits.perMinute}/min ${t.limits.perDay}/day`,
-        String(allowed),
-        String(t.sent),
-        String(t.accepted),
-        String(t.rateLimited),
-        String(t.banned),
-        String(t.serverErrors),
-        String(t.networkErrors),
-        problems.length > 0 ? problems.join(', ') : 'ok: accepted <= allowed',
-      ]);
-    }
-    const total = (f: (t: Tally) => number) => live.reduce((n, t) => n + f(t), 0);
-    const seconds = (Math.max(...live.map((t) => t.lastAnsweredAt)) - startedAt) / 1000;
-    const quarter = (q: number) => samples[Math.min(samples.length - 1, Math.floor((samples.length * q) / 4))];
-    process.stdout.write(
-      `\n${table(rows)}\n\n` +
-        `${total((t) => t.sent)} requests in ${seconds.toFixed(1)} s (${(total((t) => t.sent) / seconds).toFixed(0)}/s), ` +
-        `${total((t) => t.accepted)} accepted, ${total((t) => t.rateLimited)} rate limited, ${total((t) => t.banned)} banned, ` +
-        `${total((t) => t.serverErrors)} 5xx, ${total((t) => t.networkErrors)} without an answer.\n` +
-        `"allowed" is the limit times the fixed windows (minutes, days) the key's requests spanned.\n` +
-        `Server memory (RSS): before ${mib(before)}, during ${[1, 2, 3].map((q) => `${quarter(q)?.toFixed(1) ?? 'n/a'}`).join(' / ')} MiB ` +
-        `(at 1/4, 1/2, 3/4), after ${mib(after)}, peak ${after ? `${after.peak.toFixed(1)} MiB` : 'n/a'}.\n` +
-        (exitCode === 0 ? 'OK: no key above its limit, no 5xx, every request answered.\n' : 'FAILED: see the verdicts above.\n'),
-    );
+    const { text, ok } = loadReport(await driveAll(server, keys, options));
+    process.stdout.write(text);
+    process.exitCode = ok ? 0 : 1;
   } finally {
-    server.child.kill('SIGTERM');
-    await server.exited;
+    await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-  process.exitCode = exitCode;
 }
 
 main().catch((error: unknown) => {

@@ -41,23 +41,18 @@ function sizeOf(path: string): { bytes: number; files: number } {
     .reduce((a, b) => ({ bytes: a.bytes + b.bytes, files: a.files + b.files }), { bytes: 0, files: 0 });
 }
 
-async function main(): Promise<void> {
-  const { values } = parseCommandLine(HELP, { output: { type: 'string', default: 'release' } });
-  const out = join(PACKAGE_ROOT, values.output);
-  const log = (text: string) => process.stderr.write(`${text}\n`);
-  const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {
-    version: string;
-    engines: Record<string, string>;
-    dependencies: Record<string, string>;
-  };
+/** What of the service's package.json the release's takes. */
+interface Manifest {
+  version: string;
+  engines: Record<string, string>;
+  dependencies: Record<string, string>;
+}
 
-  log('1/4 contract and docs (npm run build, npm run docs)');
-  execFileSync('npm', ['run', '-s', 'build'], { cwd: PACKAGE_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-  execFileSync('npm', ['run', '-s', 'docs'], { cwd: PACKAGE_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+const log = (text: string) => process.stderr.write(`${text}\n`);
+const runNpm = (args: string[], cwd = PACKAGE_ROOT) => execFileSync('npm', args, { cwd, stdio: ['ignore', 'ignore', 'inherit'] });
 
-  log(`2/4 bundling the service and the keys CLI into ${relative(process.cwd(), out) || out}`);
-  // Emptied, but for data/: the SQLite file of a release that was run in place (the default
-  // DATABASE_PATH) must survive a rebuild.
+/** Empties `out`, but for data/ (the SQLite file of a release run in place, the default DATABASE_PATH, survives a rebuild), and bundles the service and the keys CLI into it. */
+async function bundle(out: string): Promise<void> {
   mkdirSync(out, { recursive: true });
   for (const name of readdirSync(out)) if (name !== 'data') rmSync(join(out, name), { recursive: true, force: true });
   await build({
@@ -78,8 +73,10 @@ async function main(): Promise<void> {
     legalComments: 'linked',
     logLevel: 'warning',
   });
+}
 
-  log('3/4 contract, docs and package.json');
+/** Copies the contract, its parsed copy, the docs and the runtime check into `out`. */
+function copyContractAndDocs(out: string): void {
   // The service finds its root by its package.json, and the contract and docs from there.
   cpSync(join(PACKAGE_ROOT, 'openapi.yaml'), join(out, 'openapi.yaml'), { preserveTimestamps: true });
   // The runtime check the service runs first (src/service/runtime-check.ts), as in the repository.
@@ -89,41 +86,53 @@ async function main(): Promise<void> {
   cpSync(join(PACKAGE_ROOT, 'build', 'openapi.json'), join(out, 'build', 'openapi.json'), { preserveTimestamps: true });
   // Newer than the contract, so it is served as it is (there is no Redocly to render it again).
   cpSync(join(PACKAGE_ROOT, 'build', 'docs', 'index.html'), join(out, 'build', 'docs', 'index.html'));
-  writeFileSync(
-    join(out, 'package.json'),
-    `${JSON.stringify(
-      {
-        name: 'animal-store-release',
-        version: manifest.version,
-        private: true,
-        description: 'The Animal Store service, built by npm run release: node server.js, node keys.js',
-        type: 'module',
-        engines: manifest.engines,
-        dependencies: Object.fromEntries(RELEASE_DEPENDENCIES.map((name) => [name, manifest.dependencies[name]])),
-        // better-sqlite3 ships Node-API binaries: no install script needed.
-        allowScripts: { 'better-sqlite3': false },
-      },
-      null,
-      2,
-    )}\n`,
-  );
+}
 
-  log(`4/4 installing ${RELEASE_DEPENDENCIES.join(' and ')} (npm install --omit=dev)`);
-  execFileSync('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], {
-    cwd: out,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  if (!existsSync(join(out, 'node_modules', 'better-sqlite3'))) throw new Error('better-sqlite3 was not installed into the release');
+/** The release's package.json: the service's version and engines, and the dependencies it installs. */
+function releaseManifest(manifest: Manifest): string {
+  const release = {
+    name: 'animal-store-release',
+    version: manifest.version,
+    private: true,
+    description: 'The Animal Store service, built by npm run release: node server.js, node keys.js',
+    type: 'module',
+    engines: manifest.engines,
+    dependencies: Object.fromEntries(RELEASE_DEPENDENCIES.map((name) => [name, manifest.dependencies[name]])),
+    // better-sqlite3 ships Node-API binaries: no install script needed.
+    allowScripts: { 'better-sqlite3': false },
+  };
+  return `${JSON.stringify(release, null, 2)}\n`;
+}
 
+/** The line that says what was written, and how to run it. */
+function summary(out: string): string {
   const total = sizeOf(out);
   const modules = sizeOf(join(out, 'node_modules'));
-  process.stdout.write(
+  const installed = readdirSync(join(out, 'node_modules')).filter((n) => !n.startsWith('.'));
+  return (
     `Release written to ${out}: ${(total.bytes / 1048576).toFixed(1)} MiB in ${total.files} files ` +
-      `(node_modules ${(modules.bytes / 1048576).toFixed(1)} MiB; ${readdirSync(join(out, 'node_modules'))
-        .filter((n) => !n.startsWith('.'))
-        .join(', ')}).\n` +
-      `Run: node ${relative(process.cwd(), join(out, 'server.js')) || 'server.js'}\n`,
+    `(node_modules ${(modules.bytes / 1048576).toFixed(1)} MiB; ${installed.join(', ')}).\n` +
+    `Run: node ${relative(process.cwd(), join(out, 'server.js')) || 'server.js'}\n`
   );
+}
+
+async function main(): Promise<void> {
+  const { values } = parseCommandLine(HELP, { output: { type: 'string', default: 'release' } });
+  const out = join(PACKAGE_ROOT, values.output);
+  const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as Manifest;
+
+  log('1/4 contract and docs (npm run build, npm run docs)');
+  runNpm(['run', '-s', 'build']);
+  runNpm(['run', '-s', 'docs']);
+  log(`2/4 bundling the service and the keys CLI into ${relative(process.cwd(), out) || out}`);
+  await bundle(out);
+  log('3/4 contract, docs and package.json');
+  copyContractAndDocs(out);
+  writeFileSync(join(out, 'package.json'), releaseManifest(manifest));
+  log(`4/4 installing ${RELEASE_DEPENDENCIES.join(' and ')} (npm install --omit=dev)`);
+  runNpm(['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], out);
+  if (!existsSync(join(out, 'node_modules', 'better-sqlite3'))) throw new Error('better-sqlite3 was not installed into the release');
+  process.stdout.write(summary(out));
 }
 
 main().catch((error: unknown) => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { parseCommandLine, portOption } from '../src/shared/command-line.js';
+import { tableLines } from '../src/shared/text-table.js';
 import { systemClock } from '../src/service/clock.js';
 import { anonymousLimitsOf, banPolicyOf } from '../src/service/config/load-config.js';
 import { defaultConfig } from '../src/service/config/settings.js';
@@ -65,17 +66,17 @@ async function main(): Promise<void> {
     throw error.code === 'EADDRINUSE' ? new Error(`Port ${port} is in use; pick another with --port.`) : error;
   });
   const base = `${service.origin}/v1`;
-  const width = Math.max(...keys.map(([plan]) => plan.length));
   process.stdout.write(
     `Animal Store sandbox at ${base}\n` +
       `Throw-away SQLite store in ${dir}, deleted on exit; seeded with ${animals.length} animals from the contract's examples.\n\n` +
       'Test keys:\n' +
-      keys
-        .map(
-          ([plan, key]) =>
-            `  ${plan.padEnd(width)}  ${key}${plan === 'enterprise' ? `  (${ENTERPRISE_SANDBOX_LIMITS.perMinute}/min: a 429 on the 4th request)` : ''}`,
-        )
-        .join('\n') +
+      tableLines(
+        keys.map(([plan, key]) => [
+          plan,
+          `${key}${plan === 'enterprise' ? `  (${ENTERPRISE_SANDBOX_LIMITS.perMinute}/min: a 429 on the 4th request)` : ''}`,
+        ]),
+        { indent: '  ' },
+      ).join('\n') +
       `\n\nTry:\n  curl -H 'Authorization: Bearer ${keys[0]![1]}' ${base}/pets\n` +
       `Docs: ${base.replace(/\/v1$/, '')}/docs    Press Ctrl+C to stop.\n`,
   );

@@ -16,6 +16,7 @@ app.use(OpenApiValidator.middleware({ apiSpec: SPEC_PATH, validateRequests: true
 app.get('/v1/pets', (_req, res) => {
   res.json(animals);
 });
+// Express takes a function of four parameters, and only such a one, for an error handler (`_next` is unused).
 const onError: ErrorRequestHandler = (error: { status?: number; message: string }, _req, res, _next) => {
   res.status(error.status ?? 500).json({ message: error.message });
 };

@@ -21,11 +21,12 @@ app.setErrorHandler((error: { statusCode?: number; message: string }, _request, 
 await app.register(openapiGlue, {
   specification: SPEC_PATH,
   prefix: '/v1',
-  serviceHandlers: { listPets: async () => animals },
+  serviceHandlers: { listPets: () => Promise.resolve(animals) },
   securityHandlers: {
-    BearerApiKey: async (request: { headers: { authorization?: string } }) => {
-      if (!request.headers.authorization?.startsWith('Bearer ')) throw Object.assign(new Error('no bearer key'), { statusCode: 401 });
-    },
+    BearerApiKey: (request: { headers: { authorization?: string } }) =>
+      request.headers.authorization?.startsWith('Bearer ')
+        ? Promise.resolve()
+        : Promise.reject(Object.assign(new Error('no bearer key'), { statusCode: 401 })),
   },
 });
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });

@@ -15,7 +15,10 @@ const animals = firstAnimals(20);
 // request and response validators are still built, on first use.
 const api = new OpenAPIBackend({ definition: SPEC_PATH, apiRoot: '/v1', quick: true });
 await api.init();
-api.registerSecurityHandler('BearerApiKey', (c: Context) => String(c.request.headers.authorization ?? '').startsWith('Bearer '));
+api.registerSecurityHandler('BearerApiKey', (c: Context) => {
+  const authorization = (c.request.headers as Record<string, unknown>).authorization;
+  return typeof authorization === 'string' && authorization.startsWith('Bearer ');
+});
 api.register({
   listPets: () => ({ status: 200, body: animals }),
   validationFail: (c: Context) => ({
@@ -27,7 +30,7 @@ api.register({
   methodNotAllowed: () => ({ status: 405, body: { code: 'method_not_allowed', message: 'method not allowed', status: 405 } }),
   postResponseHandler: (c: Context, _req: Request, res: Response) => {
     const result = c.response as { status: number; body: unknown };
-    const valid = api.validateResponse(result.body, c.operation!, result.status);
+    const valid = api.validateResponse(result.body, c.operation, result.status);
     if (valid.errors) return res.status(502).json({ message: valid.errors });
     return res.status(result.status).json(result.body);
   },

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresStore } from '../../src/service/store/postgres/postgres-store.js';
 import { issueKey } from '../../src/service/keys/issue-key.js';
-import { keyInFile, startServerProcess } from '../support/server-process.js';
+import { startServiceProcess } from '../../scripts/support/server-process.js';
+import { keyInFile } from '../support/server-process.js';
 import { dropTestSchemas, postgresEnabled, urlWithNewSchema } from '../support/services.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'animal-store-process-'));
@@ -53,7 +54,7 @@ const engines: Engine[] = [
 describe.each(engines.filter((e) => e.enabled))('the service process on $name', ({ name, prepare }) => {
   it('keeps every animal it acknowledged with 201 when killed with SIGKILL mid-load', async () => {
     const { databasePath, env, key } = await prepare();
-    const first = await startServerProcess(databasePath, env);
+    const first = await startServiceProcess(databasePath, env);
     const acknowledged = new Map<number, string>();
     let sent = 0;
     let failed = 0;
@@ -82,7 +83,7 @@ describe.each(engines.filter((e) => e.enabled))('the service process on $name', 
     stop = true;
     await Promise.all(workers);
 
-    const second = await startServerProcess(databasePath, env);
+    const second = await startServiceProcess(databasePath, env);
     try {
       const stored = new Map<number, string>();
       let url: string | null = `${second.baseUrl}/pets?limit=100`;
@@ -109,7 +110,7 @@ describe.each(engines.filter((e) => e.enabled))('the service process on $name', 
 
   it('finishes an in-flight request on SIGTERM, refuses new ones, and exits 0', async () => {
     const { databasePath, env, key } = await prepare();
-    const server = await startServerProcess(databasePath, env);
+    const server = await startServiceProcess(databasePath, env);
     const url = new URL(`${server.baseUrl}/pets`);
     const body = JSON.stringify({ name: 'Slowpoke', categoryId: 1 });
 

@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { bin, ROOT, run } from '../support/run.js';
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { startServiceProcess, type ServiceProcess } from '../../scripts/support/server-process.js';
 import { dropTestSchemas, newRedisPrefix, postgresEnabled, redisEnabled, TEST_REDIS_URL, urlWithNewSchema } from '../support/services.js';
 
 const enabled = postgresEnabled() && redisEnabled();
-const running: ServerProcess[] = [];
+const running: ServiceProcess[] = [];
 const redisKeys = newRedisPrefix();
 afterAll(async () => {
   for (const p of running) {
@@ -19,7 +19,7 @@ describe.skipIf(!enabled)('several instances on one PostgreSQL and one Redis', (
   it('share animals, limits, bans and Idempotency-Keys', async () => {
     const databaseUrl = await urlWithNewSchema();
     const env = { DATABASE_URL: databaseUrl, REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: redisKeys.prefix, REDIS_TIMEOUT_MS: '500' };
-    const [a, b] = await Promise.all([startServerProcess('', env), startServerProcess('', env)]);
+    const [a, b] = await Promise.all([startServiceProcess('', env), startServiceProcess('', env)]);
     running.push(a, b);
     const instances = { A: a, B: b };
 

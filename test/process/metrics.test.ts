@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { issueKey } from '../../src/service/keys/issue-key.js';
 import { SqliteStore } from '../../src/service/store/sqlite/sqlite-store.js';
-import { freePort } from '../../bench/processes.js';
-import { startServerProcess } from '../support/server-process.js';
+import { freePort } from '../../src/shared/free-port.js';
+import { startServiceProcess } from '../../scripts/support/server-process.js';
 
 // Prometheus metrics on their own port (issue 15, point 4), scraped after real traffic.
 
@@ -18,7 +18,9 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
     if (!line.startsWith(name)) continue;
     const match = /^([a-z_:]+)(?:\{([^}]*)\})? (\S+)$/.exec(line);
     if (!match || match[1] !== name) continue;
-    const found = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    const found = Object.fromEntries(
+      [...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m): [string, string] => [m[1] ?? '', m[2] ?? '']),
+    );
     if (Object.entries(labels).every(([k, v]) => found[k] === v) && Object.keys(found).length === Object.keys(labels).length)
       return Number(match[3]);
   }
@@ -35,7 +37,7 @@ describe('METRICS_PORT', () => {
       .key;
     await store.close();
     const metricsPort = await freePort();
-    const server = await startServerProcess(databasePath, { METRICS_PORT: String(metricsPort) });
+    const server = await startServiceProcess(databasePath, { METRICS_PORT: String(metricsPort) });
     try {
       const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
       for (let i = 0; i < 5; i++) expect((await fetch(`${server.baseUrl}/pets`, { headers: auth(free) })).status).toBe(200);

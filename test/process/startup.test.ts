@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../bench/processes.js';
+import { freePort } from '../../src/shared/free-port.js';
 import { ROOT } from '../support/run.js';
 import { PostgresStore } from '../../src/service/store/postgres/postgres-store.js';
 import {

@@ -1,5 +1,6 @@
 /** `npm run keys`: issue, list and revoke API keys in the service's store. */
 import { failUsage, invokedAs, parseCommandLine, wholeNumberOption } from '../../shared/command-line.js';
+import { tableLines } from '../../shared/text-table.js';
 import { ConfigError } from '../config/config-error.js';
 import { loadConfig } from '../config/load-config.js';
 import { isPlan, PLAN_LIMITS, PLANS } from '../limits/plans.js';
@@ -131,14 +132,7 @@ async function list(store: Store, args: string[]): Promise<void> {
     ['ID', 'NAME', 'PLAN', 'LIMITS', 'ENV', 'KEY STARTS', 'CREATED', 'REVOKED'],
     ...keys.map((k) => [k.id, k.name, k.plan, limitsText(k), k.environment, `${k.displayPrefix}…`, k.createdAt, k.revokedAt ?? '-']),
   ];
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const row of rows)
-    process.stdout.write(
-      `${row
-        .map((cell, i) => cell.padEnd(widths[i]!))
-        .join('  ')
-        .trimEnd()}\n`,
-    );
+  for (const line of tableLines(rows)) process.stdout.write(`${line}\n`);
 }
 
 async function revoke(store: Store, args: string[]): Promise<void> {

@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { connect, createServer as createNetServer, type AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { SPEC_PATH } from '../../contract/load-spec.js';
+import { freePort } from '../../shared/free-port.js';
 
 /** A Prism process listening on loopback. */
 export interface PrismProcess {
@@ -16,18 +17,6 @@ export interface PrismOptions {
   log?: ((line: string) => void) | null;
   /** How long to wait for Prism to start, in milliseconds. @default 30000 */
   startTimeoutMs?: number;
-}
-
-/** Finds a free TCP port on the loopback interface. */
-export async function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createNetServer();
-    server.once('error', reject);
-    server.listen(0, host, () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolvePort(port));
-    });
-  });
 }
 
 /**
@@ -64,7 +53,7 @@ async function waitForPrism(child: ChildProcess, port: number, timeoutMs: number
  * free loopback port and waits until it answers.
  */
 export async function startPrism(args: string[], options: PrismOptions = {}): Promise<PrismProcess> {
-  const port = await freePort('127.0.0.1');
+  const port = await freePort();
   const prismBin = join(dirname(SPEC_PATH), 'node_modules', '.bin', 'prism');
   const child = spawn(prismBin, [...args, '--host', '127.0.0.1', '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
   let recent = '';

@@ -42,7 +42,7 @@ export function strictParametersOf(doc: OpenApiDocument, op: OperationInfo): Str
  * What {@link strictParameters} refuses in a request, one detail per field: a query parameter
  * given more than once, an integer parameter not written in plain decimal digits. `query` holds
  * a string, or an array of them for a repeated name; `pathParams` are percent-decoded. The mock
- * (src/toolkit/mock/mock-server.ts) refuses the same requests with it.
+ * (src/toolkit/mock/mock-proxy.ts) refuses the same requests with it.
  */
 export function parameterProblems(
   strict: StrictParameters,

@@ -1,0 +1,186 @@
+/** The servers `npm run bench` measures, the stores behind them, and what it asks each. */
+import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { encodeCursor } from '../src/service/http/pagination.js';
+import { startServer, type ServerProcess, type ServerSpec } from '../scripts/support/server-process.js';
+import { firstAnimals, seedStore } from './animals.js';
+import type { LoadSpec } from './load-spec.js';
+import { serveArguments } from './processes.js';
+import { progress } from './progress.js';
+
+/** Animals in the small store (the large one's count is an option). */
+export const SMALL = 10_000;
+const LIST_PATH = '/v1/pets?limit=20';
+const NEW_PET = JSON.stringify({ name: 'Rex', categoryId: 3 });
+/** Distinct pages each list-size measurement goes through, one per request, in turn. */
+const DEEP_PAGES = 10_000;
+const DEEP_PAGE_LABEL = `/v1/pets?limit=20&status=pending&cursor=… (${DEEP_PAGES.toLocaleString('en-US')} pages)`;
+/** The key the peers take (they check its form only). */
+const PEER_AUTH = { Authorization: 'Bearer as_prod_peer' };
+
+const count = (n: number) => n.toLocaleString('en-US');
+const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
+
+/**
+ * Filtered pages (status and cursor) from all over a store of `animals`: the keyset query that a
+ * large table would slow down first. They are many, so the server's page cache (which keeps at
+ * most 1,000) does not answer them: this measures the store.
+ */
+function deepPagePaths(animals: number): string[] {
+  const paths: string[] = [];
+  // A stride coprime with the count visits every slot once, in an order without locality.
+  for (let i = 0, slot = 0; i < DEEP_PAGES; i++, slot = (slot + 7_919) % DEEP_PAGES) {
+    const afterId = 1 + Math.floor((slot * (animals - 100)) / DEEP_PAGES);
+    paths.push(`/v1/pets?limit=20&status=pending&cursor=${encodeCursor(afterId)}`);
+  }
+  return paths;
+}
+
+/** A throw-away SQLite file the bench seeded, and a key on it. */
+export interface SeededStore {
+  path: string;
+  key: string;
+  animals: number;
+}
+
+/** The bench's three stores: the full stack's, and the small and large ones of the list measurements. */
+export interface Stores {
+  main: SeededStore;
+  small: SeededStore;
+  large: SeededStore;
+  seedSeconds: number;
+}
+
+/** Seeds the three stores in `dir`. */
+export async function seedStores(dir: string, large: number): Promise<Stores> {
+  progress(`seeding ${count(SMALL)} and ${count(large)} animals into ${dir}`);
+  const started = performance.now();
+  const seeded = async (name: string, animals: number): Promise<SeededStore> => {
+    const path = join(dir, name);
+    return { path, key: await seedStore(path, animals), animals };
+  };
+  const main = await seeded('main.db', SMALL);
+  const small = await seeded('small.db', SMALL);
+  const big = await seeded('large.db', large);
+  return { main, small, large: big, seedSeconds: (performance.now() - started) / 1000 };
+}
+
+/** The service as `npm run serve` runs it (compiled), in production mode, on `store`. */
+export function fullStack(name: string, store: SeededStore): ServerSpec {
+  return {
+    name,
+    args: serveArguments(),
+    env: {
+      DATABASE_PATH: store.path,
+      NODE_ENV: 'production',
+      ANIMAL_STORE_ENV: 'production',
+      LOG_LEVEL: 'info',
+      REDIS_URL: '',
+      DATABASE_URL: '',
+    },
+    probePath: LIST_PATH,
+    probeHeaders: auth(store.key),
+  };
+}
+
+/** The servers of one bench run. */
+export interface Lineup {
+  raw: ServerProcess;
+  bare: ServerProcess;
+  eov: ServerProcess;
+  backend: ServerProcess;
+  glue: ServerProcess;
+  full: ServerProcess;
+  small: ServerProcess;
+  big: ServerProcess;
+}
+
+/** Starts every server of the bench, each in its own process; `started` collects them as they start, for stopping. */
+export async function startLineup(stores: Stores, started: ServerProcess[]): Promise<Lineup> {
+  const start = async (spec: ServerSpec) => {
+    progress(`starting ${spec.name}`);
+    const server = await startServer(spec);
+    started.push(server);
+    return server;
+  };
+  const baseline = (name: string, file: string, probeHeaders?: Record<string, string>) =>
+    start({ name, args: ['--import', 'tsx', `bench/servers/${file}`], env: {}, probePath: LIST_PATH, probeHeaders });
+  return {
+    raw: await baseline('raw node:http', 'raw-http.ts'),
+    bare: await baseline('bare Express 5', 'bare-express.ts'),
+    eov: await baseline('Express 5 + express-openapi-validator', 'express-openapi-validator.ts', PEER_AUTH),
+    backend: await baseline('openapi-backend (Express 5)', 'openapi-backend.ts', PEER_AUTH),
+    glue: await baseline('fastify 5 + fastify-openapi-glue', 'fastify-openapi-glue.ts', PEER_AUTH),
+    full: await start(fullStack('full stack', stores.main)),
+    small: await start(fullStack(`full stack, ${count(SMALL)} animals`, stores.small)),
+    big: await start(fullStack(`full stack, ${count(stores.large.animals)} animals`, stores.large)),
+  };
+}
+
+/** The baselines must serve what the full stack serves, or the comparison means nothing. */
+export async function checkSameAnimals(lineup: Lineup, stores: Stores): Promise<void> {
+  const expected = firstAnimals(20);
+  for (const [server, headers] of [
+    [lineup.raw, {}],
+    [lineup.bare, {}],
+    [lineup.eov, PEER_AUTH],
+    [lineup.backend, PEER_AUTH],
+    [lineup.glue, PEER_AUTH],
+    [lineup.full, auth(stores.main.key)],
+  ] as const) {
+    const body: unknown = await (await fetch(`${server.origin}${LIST_PATH}`, { headers })).json();
+    if (!isDeepStrictEqual(body, expected)) throw new Error(`${server.name} does not answer ${LIST_PATH} with the bench's 20 animals`);
+  }
+}
+
+/** One measurement of a round: a request on a server, under load. */
+export interface Step {
+  id: string;
+  server: ServerProcess;
+  method: 'GET' | 'POST';
+  /** The request as the table names it. */
+  path: string;
+  spec: LoadSpec;
+}
+
+/** Every measurement of a round, in the order of the table. */
+export function measurementPlan(lineup: Lineup, stores: Stores, connections: number, durationSeconds: number): Step[] {
+  const load = (server: ServerProcess, path: string, extra: Partial<LoadSpec> = {}): LoadSpec => ({
+    url: `${server.origin}${path}`,
+    connections,
+    durationSeconds,
+    ...extra,
+  });
+  const list = (id: string, server: ServerProcess, headers?: Record<string, string>): Step => ({
+    id,
+    server,
+    method: 'GET',
+    path: LIST_PATH,
+    spec: load(server, LIST_PATH, headers && { headers }),
+  });
+  const deepPages = (id: string, server: ServerProcess, store: SeededStore): Step => ({
+    id,
+    server,
+    method: 'GET',
+    path: DEEP_PAGE_LABEL,
+    spec: load(server, LIST_PATH, { headers: auth(store.key), paths: deepPagePaths(store.animals) }),
+  });
+  const post = { ...auth(stores.main.key), 'Content-Type': 'application/json' };
+  return [
+    list('raw_get', lineup.raw),
+    list('express_get', lineup.bare),
+    list('eov_get', lineup.eov, PEER_AUTH),
+    list('backend_get', lineup.backend, PEER_AUTH),
+    list('glue_get', lineup.glue, PEER_AUTH),
+    list('full_get', lineup.full, auth(stores.main.key)),
+    {
+      id: 'full_post',
+      server: lineup.full,
+      method: 'POST',
+      path: '/v1/pets',
+      spec: load(lineup.full, '/v1/pets', { method: 'POST', headers: post, body: NEW_PET }),
+    },
+    deepPages('list_small', lineup.small, stores.small),
+    deepPages('list_large', lineup.big, stores.large),
+  ];
+}
