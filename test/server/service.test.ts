@@ -10,6 +10,8 @@ import { memoryCounters } from '../../src/service/limits/memory-counters.js';
 import { startService, type RunningService } from '../../src/service/start-service.js';
 import { SqliteStore } from '../../src/service/store/sqlite/sqlite-store.js';
 import { FakeClock } from '../support/fake-clock.js';
+import { anonymousLimitsOf, banPolicyOf } from '../../src/service/config/load-config.js';
+import { defaultConfig } from '../../src/service/config/settings.js';
 
 /**
  * startService is how every entry point starts and stops the service (main, the sandbox, the
@@ -31,11 +33,11 @@ async function slowService(
   const { key } = await issueKey(store, { name: 'test', plan: 'pro', environment: 'production' }, new Date(clock.now()));
   const service = await startService({
     store,
-    limiter: new RateLimiter(memoryCounters(), clock, { banAfterRefusals: 10, banSeconds: 600 }),
+    limiter: new RateLimiter(memoryCounters(), clock, banPolicyOf(defaultConfig())),
     clock,
     logger: pino({ level: 'silent' }),
     environment: 'production',
-    anonymousLimits: { perMinute: 30, perDay: 1000 },
+    anonymousLimits: anonymousLimitsOf(defaultConfig()),
     handlers: {
       ...handlers,
       listPets: async (input, context) => {

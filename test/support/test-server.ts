@@ -13,7 +13,7 @@ import { RateLimiter, type BanPolicy } from '../../src/service/limits/limiter.js
 import { memoryCounters } from '../../src/service/limits/memory-counters.js';
 import type { Limits, Plan } from '../../src/service/limits/plans.js';
 import type { HttpTimeouts } from '../../src/service/http/http-server.js';
-import type { PublicLimits } from '../../src/service/http/middleware/rate-limit.js';
+import type { PublicLimits } from '../../src/service/limits/plans.js';
 import { startService } from '../../src/service/start-service.js';
 import type { OpenApiDocument } from '../../src/contract/load-spec.js';
 import type { Handlers } from '../../src/service/http/handler-types.js';

@@ -1,7 +1,6 @@
 import type { BanPolicy } from '../limits/limiter.js';
-import type { Limits } from '../limits/plans.js';
+import { PUBLIC_LIMITS, type Limits, type PublicLimits } from '../limits/plans.js';
 import { LOCAL_ORIGINS } from '../http/middleware/cors.js';
-import { PUBLIC_LIMITS, type PublicLimits } from '../http/middleware/rate-limit.js';
 import { ConfigError } from './config-error.js';
 import { configFrom, type Config, type Setting } from './settings.js';
 

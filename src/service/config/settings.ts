@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../../shared/package-root.js';
 import { LOCAL_ORIGINS } from '../http/middleware/cors.js';
-import { PUBLIC_LIMITS } from '../http/middleware/rate-limit.js';
+import { PUBLIC_LIMITS } from '../limits/plans.js';
 import { MEMORY_COUNTER_MAX_ENTRIES } from '../limits/memory-counters.js';
+import { POSTGRES_DEFAULTS } from '../store/postgres/postgres-defaults.js';
 import { allowedOrigins, oneOf, pathFromPackageRoot, port, redisKeyPrefix, text, trustProxy, urlOf, wholeNumber } from './value-parsers.js';
 
 /**
@@ -48,19 +49,19 @@ export const SETTINGS = {
   databasePoolSize: setting({
     variable: 'DATABASE_POOL_SIZE',
     doc: 'PostgreSQL connections per instance.',
-    default: 10,
+    default: POSTGRES_DEFAULTS.poolSize,
     parse: wholeNumber(1, 1000),
   }),
   databaseConnectTimeoutMs: setting({
     variable: 'DATABASE_CONNECT_TIMEOUT_MS',
     doc: 'Wait for a PostgreSQL connection at most this long; then 503.',
-    default: 2000,
+    default: POSTGRES_DEFAULTS.connectTimeoutMs,
     parse: wholeNumber(100, 600_000),
   }),
   databaseQueryTimeoutMs: setting({
     variable: 'DATABASE_QUERY_TIMEOUT_MS',
     doc: 'A PostgreSQL query may take at most this long; then 503.',
-    default: 5000,
+    default: POSTGRES_DEFAULTS.queryTimeoutMs,
     parse: wholeNumber(100, 600_000),
   }),
   redisUrl: optional({

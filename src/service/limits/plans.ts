@@ -31,3 +31,17 @@ export function limitsOf(key: { id: string; plan: Plan; perMinute: number | null
   }
   return PLAN_LIMITS[key.plan];
 }
+
+/** Limits per client address of what is served without a key (see limitPublic in src/service/http/middleware/rate-limit.ts). */
+export interface PublicLimits {
+  /** `/docs`, `/openapi.yaml`, `/openapi.json`. */
+  documents: Limits;
+  /** `/healthz`, `/readyz`: enough for a load balancer's checks. */
+  health: Limits;
+}
+
+/** The public limits of a service given none: 120 documents and 600 health checks a minute. */
+export const PUBLIC_LIMITS: PublicLimits = {
+  documents: { perMinute: 120, perDay: 10_000 },
+  health: { perMinute: 600, perDay: 1_000_000 },
+};

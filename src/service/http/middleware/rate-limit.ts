@@ -3,7 +3,7 @@ import type { BannedAddresses } from '../../limits/banned-addresses.js';
 import type { LimitDecision, RateLimiter } from '../../limits/limiter.js';
 import { NO_METRICS, type LimitOutcome, type ServiceMetrics } from '../../metrics/service-metrics.js';
 import { addressSubject } from '../../limits/client-address.js';
-import { limitsOf, type Limits } from '../../limits/plans.js';
+import { limitsOf, type Limits, type PublicLimits } from '../../limits/plans.js';
 import { KeyBannedError } from '../errors/key-banned-error.js';
 import { RateLimitedError } from '../errors/rate-limited-error.js';
 import { localsOf } from './locals.js';
@@ -64,20 +64,6 @@ export function rateLimit(
     next();
   };
 }
-
-/** Limits per client address of what is served without a key (see {@link limitPublic}). */
-export interface PublicLimits {
-  /** `/docs`, `/openapi.yaml`, `/openapi.json`. */
-  documents: Limits;
-  /** `/healthz`, `/readyz`: enough for a load balancer's checks. */
-  health: Limits;
-}
-
-/** The public limits of a service given none: 120 documents and 600 health checks a minute. */
-export const PUBLIC_LIMITS: PublicLimits = {
-  documents: { perMinute: 120, perDay: 10_000 },
-  health: { perMinute: 600, perDay: 1_000_000 },
-};
 
 /**
  * Limits what is served without a key per client address, apart from the API's own limits (a

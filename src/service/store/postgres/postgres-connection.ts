@@ -1,16 +1,17 @@
 import pg from 'pg';
 import { StoreUnavailableError } from '../store-unavailable-error.js';
+import { POSTGRES_DEFAULTS } from './postgres-defaults.js';
 
 /** How to reach PostgreSQL, and how long to wait for it. */
 export interface PostgresOptions {
   url: string;
   /** Tables live in this schema (created if missing); tests use a schema each. @default public */
   schema?: string;
-  /** @default 10 */
+  /** @default POSTGRES_DEFAULTS.poolSize */
   poolSize?: number;
-  /** @default 2000 */
+  /** @default POSTGRES_DEFAULTS.connectTimeoutMs */
   connectTimeoutMs?: number;
-  /** @default 5000 */
+  /** @default POSTGRES_DEFAULTS.queryTimeoutMs */
   queryTimeoutMs?: number;
   /** Told about errors of idle connections, which would otherwise crash the process. */
   onPoolError?: (error: Error) => void;
@@ -63,11 +64,11 @@ export class PostgresConnection {
   static create(options: PostgresOptions): PostgresConnection {
     const schema = options.schema;
     if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`Invalid schema name ${schema}`);
-    const queryTimeout = options.queryTimeoutMs ?? 5000;
+    const queryTimeout = options.queryTimeoutMs ?? POSTGRES_DEFAULTS.queryTimeoutMs;
     const pool = new pg.Pool({
       connectionString: options.url,
-      max: options.poolSize ?? 10,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? 2000,
+      max: options.poolSize ?? POSTGRES_DEFAULTS.poolSize,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? POSTGRES_DEFAULTS.connectTimeoutMs,
       query_timeout: queryTimeout,
       statement_timeout: queryTimeout,
       idleTimeoutMillis: 30_000,
