@@ -23,5 +23,25 @@ export default defineConfig({
       { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: [SYSTEM_TESTS, 'test/designer/**'] } },
       { extends: true, test: { name: 'system', include: [SYSTEM_TESTS] } },
     ],
+    // v8 coverage of the test process, one project at a time: npm run coverage:fast, coverage:system,
+    // each with its floor (--coverage.thresholds.*, in package.json). Code that runs only in a
+    // process the tests start (the service, a command, Prism) is not counted.
+    coverage: {
+      provider: 'v8',
+      include: ['src/**/*.ts', 'packages/client/src/**/*.ts', 'lint/**/*.js'],
+      exclude: [
+        // Generated types: no code of ours to run.
+        'packages/client/src/generated/**',
+        // Process entries, run only as processes of their own (the system tests start them).
+        'src/service/main.ts',
+        'src/service/runtime-check.ts',
+        'src/service/keys/cli.ts',
+        // Redocly loads our lint rules in its own process (npm run lint, test/spec/lint.system.test.ts).
+        'lint/animal-store-rules.js',
+      ],
+      reporter: ['text-summary', 'json-summary', 'html'],
+      // The figures even when a test fails, so a red run still says what it covered.
+      reportOnFailure: true,
+    },
   },
 });
