@@ -1,18 +1,47 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+// `npm test` runs two projects, told apart by file name. A test whose subject or partner runs as
+// a process of its own (the service started as an operator would, an npm command or script,
+// Prism, Chromium, a build, a pack) is named *.system.test.ts and belongs to `system`; every other
+// test belongs to `fast` and runs inside the test process (the app on port 0, the stores on real
+// SQLite, PostgreSQL and Redis). One alone: npm run test:fast, test:system (--project <name>).
+const SYSTEM_TESTS = 'test/**/*.system.test.ts';
+
 export default defineConfig({
   resolve: {
-    // Tests run the client's sources; the pack test (test/client/package.test.ts) runs what is published.
+    // Tests run the client's sources; the pack test (test/client/package.system.test.ts) runs what is published.
     alias: { '@animal-store/client': fileURLToPath(new URL('./packages/client/src/index.ts', import.meta.url)) },
   },
   test: {
-    include: ['test/**/*.test.ts'],
     // PostgreSQL and Redis at their variables, else at the default local addresses if they answer.
     globalSetup: ['test/support/services-setup.ts'],
-    // The designer loop takes minutes on a copy of the repository: npm run test:designer.
-    exclude: ['test/designer/**', '**/node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    projects: [
+      // The designer loop takes minutes on a copy of the repository: npm run test:designer.
+      { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: [SYSTEM_TESTS, 'test/designer/**'] } },
+      { extends: true, test: { name: 'system', include: [SYSTEM_TESTS] } },
+    ],
+    // v8 coverage of the test process, one project at a time: npm run coverage:fast, coverage:system,
+    // each with its floor (--coverage.thresholds.*, in package.json). Code that runs only in a
+    // process the tests start (the service, a command, Prism) is not counted.
+    coverage: {
+      provider: 'v8',
+      include: ['src/**/*.ts', 'packages/client/src/**/*.ts', 'lint/**/*.js'],
+      exclude: [
+        // Generated types: no code of ours to run.
+        'packages/client/src/generated/**',
+        // Process entries, run only as processes of their own (the system tests start them).
+        'src/service/main.ts',
+        'src/service/runtime-check.ts',
+        'src/service/keys/cli.ts',
+        // Redocly loads our lint rules in its own process (npm run lint, test/spec/lint.system.test.ts).
+        'lint/animal-store-rules.js',
+      ],
+      reporter: ['text-summary', 'json-summary', 'html'],
+      // The figures even when a test fails, so a red run still says what it covered.
+      reportOnFailure: true,
+    },
   },
 });

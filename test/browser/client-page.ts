@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
 /**
- * The page of the browser test (test/browser/client.test.ts), bundled with esbuild from the
+ * The page of the browser test (test/browser/client.system.test.ts), bundled with esbuild from the
  * published client package: what a frontend team's code does, from another origin than the API.
  * It reads the API's address and a Free key from its own query string, writes what it saw into
  * #result (JSON) and a table the screenshot shows.

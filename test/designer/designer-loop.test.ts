@@ -148,7 +148,7 @@ describe('the designer loop on a copy of the repository', () => {
         'test/mock',
         'test/property/contract.property.test.ts',
         'test/contract/server.contract.test.ts',
-        'test/contract/mock.contract.test.ts',
+        'test/contract/mock.contract.system.test.ts',
       ];
       const before = await vitest(files);
       expect(before.failures.length, show(before.outcome)).toBeGreaterThan(0);

@@ -1,6 +1,6 @@
 import { InvalidRequestError } from './errors/invalid-request-error.js';
 
-/** PetName's `maxLength` in openapi.yaml (test/server/pet-name.test.ts holds the two together). */
+/** PetName's `maxLength` in openapi.yaml (test/hostile/names.test.ts holds the two together). */
 export const PET_NAME_MAX_LENGTH = 100;
 
 /**

@@ -7,7 +7,7 @@ import { serverTarget } from './server-target.js';
 
 // The suite once more against the real server, but through Prism's validation proxy: a second,
 // independent implementation of OpenAPI checks every response (status, headers, body), and any
-// violation it reports fails the case. test/contract/prism-proxy-detects-violations.test.ts
+// violation it reports fails the case. test/contract/prism-proxy-detects-violations.system.test.ts
 // proves that it does report them.
 
 // Twice: with --errors, where Prism refuses invalid requests itself, for the cases that send
