@@ -58,7 +58,8 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/**/*.ts', 'scripts/**', 'bench/**'],
+    files: ['src/**/*.ts', 'scripts/**', 'bench/**', 'lint/**', 'packages/client/src/**', 'packages/client/examples/**'],
+    ignores: ['packages/client/src/generated/**'],
     rules: {
       'max-lines-per-function': ['error', { max: 60 }],
       'max-lines': ['error', { max: 250 }],

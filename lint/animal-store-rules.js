@@ -161,46 +161,53 @@ function ResponseExamplesConsistent() {
         const name = operation.operationId ?? `${method.toUpperCase()} ${ctx.key}`;
         const inputs = operationInputs(pathItem, operation, resolve);
         const operationLocation = ctx.location.child([method]);
-        for (const [code, raw] of Object.entries(operation.responses ?? {})) {
-          const status = Number(code);
-          if (!Number.isInteger(status)) continue;
-          const { node: response, location } = follow(raw, operationLocation.child(['responses', code]));
-          if (!response || typeof response !== 'object' || !location) continue;
-          const examples = namedExamples(response, resolve);
-          const rawExamples = response.content?.['application/json']?.examples ?? {};
-          if (examples.length === 0) {
-            for (const problem of responseProblems({ status, headers: exampleHeaders(response, undefined, resolve), body: undefined })) {
-              report(`${status} response: ${problem}.`, location);
-            }
-          }
-          const fitting = [];
-          for (const [exampleName, example] of examples) {
-            const exampleAt =
-              follow(rawExamples[exampleName], location.child(['content', 'application/json', 'examples', exampleName])).location ??
-              location;
-            for (const header of Object.keys(example?.['x-headers'] ?? {})) {
-              if (!Object.keys(response.headers ?? {}).some((h) => h.toLowerCase() === header.toLowerCase())) {
-                report(
-                  `${exampleName}: x-headers gives ${header}, which the ${status} response does not declare.`,
-                  exampleAt.child(['x-headers', header]),
-                );
-              }
-            }
-            const observed = { status, headers: exampleHeaders(response, example, resolve), body: example?.value };
-            for (const problem of responseProblems(observed)) report(`${exampleName} (${status}): ${problem}.`, exampleAt);
-            if (unfitFields(example?.value, inputs).length === 0) fitting.push(exampleName);
-          }
-          if (status === 400 && examples.length > 0 && fitting.length === 0) {
-            const named = examples.map(([exampleName, example]) => `${exampleName} (${unfitFields(example?.value, inputs).join(', ')})`);
-            report(
-              `${name} declares 400 but none of its examples names only inputs ${name} has: ${named.join('; ')}. Add an example the mock can answer Prefer: code=400 with.`,
-              operationLocation.child(['responses', code]),
-            );
-          }
-        }
+        const operationAt = { name, inputs, operationLocation, report, follow, resolve };
+        for (const [code, raw] of Object.entries(operation.responses ?? {})) checkResponseExamples(code, raw, operationAt);
       }
     },
   };
+}
+
+/**
+ * One response of an operation, for ResponseExamplesConsistent: each example passes
+ * responseProblems, names in `x-headers` only headers the response declares, and a 400 has an
+ * example naming only inputs the operation has.
+ */
+function checkResponseExamples(code, raw, { name, inputs, operationLocation, report, follow, resolve }) {
+  const status = Number(code);
+  if (!Number.isInteger(status)) return;
+  const { node: response, location } = follow(raw, operationLocation.child(['responses', code]));
+  if (!response || typeof response !== 'object' || !location) return;
+  const examples = namedExamples(response, resolve);
+  const rawExamples = response.content?.['application/json']?.examples ?? {};
+  if (examples.length === 0) {
+    for (const problem of responseProblems({ status, headers: exampleHeaders(response, undefined, resolve), body: undefined })) {
+      report(`${status} response: ${problem}.`, location);
+    }
+  }
+  const fitting = [];
+  for (const [exampleName, example] of examples) {
+    const exampleAt =
+      follow(rawExamples[exampleName], location.child(['content', 'application/json', 'examples', exampleName])).location ?? location;
+    for (const header of Object.keys(example?.['x-headers'] ?? {})) {
+      if (!Object.keys(response.headers ?? {}).some((h) => h.toLowerCase() === header.toLowerCase())) {
+        report(
+          `${exampleName}: x-headers gives ${header}, which the ${status} response does not declare.`,
+          exampleAt.child(['x-headers', header]),
+        );
+      }
+    }
+    const observed = { status, headers: exampleHeaders(response, example, resolve), body: example?.value };
+    for (const problem of responseProblems(observed)) report(`${exampleName} (${status}): ${problem}.`, exampleAt);
+    if (unfitFields(example?.value, inputs).length === 0) fitting.push(exampleName);
+  }
+  if (status === 400 && examples.length > 0 && fitting.length === 0) {
+    const named = examples.map(([exampleName, example]) => `${exampleName} (${unfitFields(example?.value, inputs).join(', ')})`);
+    report(
+      `${name} declares 400 but none of its examples names only inputs ${name} has: ${named.join('; ')}. Add an example the mock can answer Prefer: code=400 with.`,
+      operationLocation.child(['responses', code]),
+    );
+  }
 }
 
 export default function animalStoreRules() {

@@ -166,22 +166,6 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 export function requestSchemaProblems(doc) {
   const problems = [];
   const state = new Map();
-  const at = (path) => path.reduce((node, key) => (node && typeof node === 'object' ? node[key] : undefined), doc);
-  const pathOf = (ref) =>
-    ref
-      .slice(2)
-      .split('/')
-      .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
-  /** Follows a chain of $refs to the object it ends at, with that object's path. */
-  const follow = (node, path) => {
-    const seen = new Set();
-    while (node && typeof node === 'object' && typeof node.$ref === 'string' && node.$ref.startsWith('#/') && !seen.has(node.$ref)) {
-      seen.add(node.$ref);
-      path = pathOf(node.$ref);
-      node = at(path);
-    }
-    return [node, path];
-  };
   const schema = (node, path) => {
     if (!node || typeof node !== 'object') return;
     const key = JSON.stringify(path.map(String));
@@ -189,14 +173,14 @@ export function requestSchemaProblems(doc) {
     state.set(key, 'open');
     for (const { keyword, message } of unsupportedKeywords(node)) problems.push({ path: [...path, keyword], message });
     if (typeof node.$ref === 'string' && node.$ref.startsWith('#/')) {
-      const target = pathOf(node.$ref);
+      const target = refPath(node.$ref);
       if (state.get(JSON.stringify(target)) === 'open') {
         problems.push({
           path: [...path, '$ref'],
           message: `$ref "${node.$ref}" leads back into a schema it is inside; the property-test generator cannot unfold recursive schemas.`,
         });
       } else {
-        schema(at(target), target);
+        schema(nodeAt(doc, target), target);
       }
     }
     for (const [keyword, shape] of Object.entries(SUBSCHEMAS)) {
@@ -208,24 +192,50 @@ export function requestSchemaProblems(doc) {
     }
     state.set(key, 'done');
   };
+  for (const [node, path] of requestSchemas(doc)) schema(node, path);
+  return problems;
+}
+
+/** The schema of every request body and parameter of the document, with its path: per path item, the bodies, then the parameters. */
+function* requestSchemas(doc) {
   for (const [route, rawItem] of Object.entries(doc?.paths ?? {})) {
-    const [item, itemPath] = follow(rawItem, ['paths', route]);
+    const [item, itemPath] = followRefs(doc, rawItem, ['paths', route]);
     if (!item || typeof item !== 'object') continue;
     const parameterLists = [[item.parameters, [...itemPath, 'parameters']]];
     for (const method of METHODS) {
-      const [operation, operationPath] = follow(item[method], [...itemPath, method]);
+      const [operation, operationPath] = followRefs(doc, item[method], [...itemPath, method]);
       if (!operation || typeof operation !== 'object') continue;
       parameterLists.push([operation.parameters, [...operationPath, 'parameters']]);
-      const [body, bodyPath] = follow(operation.requestBody, [...operationPath, 'requestBody']);
-      for (const [type, media] of Object.entries(body?.content ?? {})) schema(media?.schema, [...bodyPath, 'content', type, 'schema']);
+      const [body, bodyPath] = followRefs(doc, operation.requestBody, [...operationPath, 'requestBody']);
+      for (const [type, media] of Object.entries(body?.content ?? {})) yield [media?.schema, [...bodyPath, 'content', type, 'schema']];
     }
     for (const [list, listPath] of parameterLists) {
       if (!Array.isArray(list)) continue;
-      list.forEach((raw, i) => {
-        const [parameter, parameterPath] = follow(raw, [...listPath, i]);
-        schema(parameter?.schema, [...parameterPath, 'schema']);
-      });
+      for (const [i, raw] of list.entries()) {
+        const [parameter, parameterPath] = followRefs(doc, raw, [...listPath, i]);
+        yield [parameter?.schema, [...parameterPath, 'schema']];
+      }
     }
   }
-  return problems;
+}
+
+/** The node at `path` from the document's root, or undefined. */
+const nodeAt = (doc, path) => path.reduce((node, key) => (node && typeof node === 'object' ? node[key] : undefined), doc);
+
+/** The path a local `$ref` (`#/components/...`) points to. */
+const refPath = (ref) =>
+  ref
+    .slice(2)
+    .split('/')
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+
+/** Follows a chain of local $refs to the object it ends at, with that object's path. */
+function followRefs(doc, node, path) {
+  const seen = new Set();
+  while (node && typeof node === 'object' && typeof node.$ref === 'string' && node.$ref.startsWith('#/') && !seen.has(node.$ref)) {
+    seen.add(node.$ref);
+    path = refPath(node.$ref);
+    node = nodeAt(doc, path);
+  }
+  return [node, path];
 }
