@@ -56,6 +56,21 @@ module.exports = {
       to: { path: '^src/service/http/' },
     },
     {
+      name: 'configuration-knows-no-http',
+      severity: 'error',
+      comment: 'The settings are read by every entry (the service, the keys CLI): they load no middleware.',
+      from: { path: '^src/service/config/' },
+      to: { path: '^src/service/http/' },
+    },
+    {
+      name: 'parts-are-given-their-configuration',
+      severity: 'error',
+      comment:
+        'The HTTP layer, stores, limits, keys and metrics take plain options; the entries (main.ts, the keys CLI, start-service.ts) read the settings and pass them on.',
+      from: { path: '^src/service/(http|store|limits|keys|metrics)/', pathNot: '^src/service/keys/cli[.]ts$' },
+      to: { path: '^src/service/config/' },
+    },
+    {
       name: 'generated-imports-only-the-handlers',
       severity: 'error',
       comment: 'generated/handlers.ts maps each operationId to its hand-written handler; nothing else generated imports src/.',

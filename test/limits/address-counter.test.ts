@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AddressCounter } from '../../src/service/limits/address-counter.js';
 
 // The counters of client addresses: the same answers as the memory counter of API keys
-// (memory-counter.test.ts), in a table of fixed size whatever the number of addresses (issue 13,
+// (memory-counters.test.ts), in a table of fixed size whatever the number of addresses (issue 13,
 // finding 4).
 describe('AddressCounter', () => {
   beforeEach(() => {

@@ -7,13 +7,16 @@ import { PLAN_LIMITS } from '../../src/service/limits/plans.js';
 import { connectRedis, redisCounters } from '../../src/service/limits/redis-counters.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { newRedisPrefix, redisEnabled, TEST_REDIS_URL } from '../support/services.js';
+import { banPolicyOf } from '../../src/service/config/load-config.js';
+import { defaultConfig } from '../../src/service/config/settings.js';
 
 // The ban rule, simulated on the injectable clock against the real limiter (memory counters, and
 // the Redis ones when Redis is there): clients that honour Retry-After are never banned however
 // many share a key; a client that sends on while refused is banned within seconds.
 
 const FREE = PLAN_LIMITS.free;
-const POLICY = { banAfterRefusals: 10, banSeconds: 600 };
+/** The service's default ban rule (BAN_AFTER_REFUSALS, BAN_SECONDS): what the README's figures are about. */
+const POLICY = banPolicyOf(defaultConfig());
 /** Simulated time a request takes before its sender acts on the answer. */
 const ROUND_TRIP_MS = 20;
 

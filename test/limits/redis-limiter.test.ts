@@ -7,6 +7,7 @@ import { connectRedis, REDIS_RETRY_AFTER_MS, redisCounters } from '../../src/ser
 import { FakeClock } from '../support/fake-clock.js';
 import { newRedisPrefix, redisEnabled, TEST_REDIS_URL } from '../support/services.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
+import { PLAN_LIMITS } from '../../src/service/limits/plans.js';
 
 const enabled = redisEnabled();
 const clients: Redis[] = [];
@@ -17,7 +18,7 @@ afterAll(async () => {
 });
 
 const policy = { banAfterRefusals: 3, banSeconds: 120 };
-const free = { perMinute: 60, perDay: 1000 };
+const free = PLAN_LIMITS.free;
 
 /** Two "instances": each its own Redis connection and limiter, sharing one key prefix and clock. */
 function twoInstances(url = TEST_REDIS_URL) {

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresStore } from '../../src/service/store/postgres/postgres-store.js';
 import { issueKey } from '../../src/service/keys/issue-key.js';
 import { startServiceProcess } from '../../scripts/support/server-process.js';
-import { keyInFile } from '../support/server-process.js';
+import { keyInFile } from '../support/key-in-file.js';
 import { dropTestSchemas, postgresEnabled, urlWithNewSchema } from '../support/services.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'animal-store-process-'));

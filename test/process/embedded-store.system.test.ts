@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, run } from '../support/run.js';
 import { startServiceProcess } from '../../scripts/support/server-process.js';
-import { keyInFile } from '../support/server-process.js';
+import { keyInFile } from '../support/key-in-file.js';
 
 // Issue 14: with better-sqlite3 12 on Node 24.19+, the service aborted at start 7 times out of 8
 // on one core (`Assertion failed: (env) != nullptr`, a Statement finalized by the garbage

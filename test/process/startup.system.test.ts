@@ -107,11 +107,11 @@ describe('start-up', () => {
     async () => {
       const url = new URL(TEST_DATABASE_URL);
       url.username = 'no_such_user_here';
-      const started = Date.now();
       const run = service({ DATABASE_URL: url.href, STARTUP_TIMEOUT_MS: '20000' });
       expect(await run.exited).toBe(1);
-      expect(Date.now() - started).toBeLessThan(10_000);
       expect(run.stderr()).toMatch(/^The service failed to start: PostgreSQL at .* refused the connection: .*no_such_user_here.*\n$/);
+      // Given up at the first answer: not one retry, although STARTUP_TIMEOUT_MS allows 20 s of them.
+      expect(run.stdout()).not.toMatch(/does not answer yet/);
     },
     60_000,
   );
@@ -125,13 +125,12 @@ describe('start-up', () => {
       await client.connect();
       await client.query(`INSERT INTO schema_migrations (version, name) VALUES (999, 'future')`);
       await client.end();
-      const started = Date.now();
       const run = service({ DATABASE_URL: url, STARTUP_TIMEOUT_MS: '20000' });
       expect(await run.exited).toBe(1);
-      expect(Date.now() - started).toBeLessThan(10_000);
       expect(run.stderr()).toMatch(
         /^The service failed to start: PostgreSQL at .*: The database has schema version\(s\) 999 that this release does not know; it was written by a newer release\. Run that release, or a newer one, on it\.\n$/,
       );
+      // Given up at the first answer: not one retry, although STARTUP_TIMEOUT_MS allows 20 s of them.
       expect(run.stdout()).not.toMatch(/does not answer yet/);
     },
     60_000,

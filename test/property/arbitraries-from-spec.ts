@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { resolveRef, type OpenApiDocument } from '../../src/contract/load-spec.js';
 import { listOperations, type OperationInfo } from '../../src/contract/operations.js';
 import { SchemaArbitraries, toJsonText, type Broken, type BrokenFamily, type MutationKind, type Schema } from './schema-arbitraries.js';
+import { wireText } from '../support/wire-text.js';
 
 /** How a generated request authenticates: with a valid key, or with one way of not having one. */
 export type AuthKind =
@@ -142,7 +143,7 @@ function operationArbitraries(
   // Valid values of each parameter, typed (for the typed client) and as written on the wire.
   const validParameter = (p: ParameterObject): fc.Arbitrary<unknown> => {
     // A parameter is null by being absent: `type: [integer, 'null']` sends integers or nothing.
-    const fromSchema = schemas.valid(p.schema).filter((v) => v !== null && reachesServer(p, String(v)));
+    const fromSchema = schemas.valid(p.schema).filter((v) => v !== null && reachesServer(p, wireText(v)));
     const override = overrides[`${p.in}.${p.name}`];
     return override ? override(fromSchema) : fromSchema;
   };
@@ -172,9 +173,9 @@ function operationArbitraries(
       for (const p of parameters) {
         const value = values[`${p.in}\u0000${p.name}`];
         if (value === undefined) continue;
-        setParameter(request, p, String(value));
+        setParameter(request, p, wireText(value));
         if (p.in === 'path' || p.in === 'query') request.typed![p.in][p.name] = value;
-        if (p.in === 'header') request.typed!.header[p.name] = String(value);
+        if (p.in === 'header') request.typed!.header[p.name] = wireText(value);
       }
       return request;
     });

@@ -2,7 +2,8 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/service/config/config-error.js';
 import { corsOriginsOf, loadConfig } from '../../src/service/config/load-config.js';
-import { CORS_EXPOSED_HEADERS, LOCAL_ORIGINS, originAllowed, parseAllowedOrigin } from '../../src/service/http/middleware/cors.js';
+import { LOCAL_ORIGINS, originAllowed, parseAllowedOrigin } from '../../src/service/allowed-origins.js';
+import { CORS_EXPOSED_HEADERS } from '../../src/service/http/middleware/cors.js';
 import { loadSpec } from '../../src/contract/load-spec.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 

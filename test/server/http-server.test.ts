@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpServer } from '../../src/service/http/http-server.js';
+import { httpTimeoutsOf } from '../../src/service/config/load-config.js';
+import { defaultConfig } from '../../src/service/config/settings.js';
 
 // createHttpServer is Node's http server with the app as its handler (Express sets its own
 // prototypes on each request, which Node 24 no longer makes costly): Express's API is all there.
@@ -35,7 +37,7 @@ describe('createHttpServer', () => {
   let origin: string;
 
   beforeAll(async () => {
-    server = createHttpServer(app, { rateLimitHeadersFor: async () => ({}) });
+    server = createHttpServer(app, { timeouts: httpTimeoutsOf(defaultConfig()), rateLimitHeadersFor: async () => ({}) });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });

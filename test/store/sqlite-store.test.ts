@@ -7,7 +7,7 @@ import { MIGRATIONS } from '../../src/service/store/migrations.js';
 import { pendingMigrations } from '../../src/service/store/pending-migrations.js';
 import { DATA_VERSION_TRUSTED_MS } from '../../src/service/store/sqlite/read-cache.js';
 import { migrate } from '../../src/service/store/sqlite/sqlite-migrate.js';
-import { PET_SELECT } from '../../src/service/store/sqlite/sqlite-pets.js';
+import { PET_SELECT } from '../../src/service/store/pet-record.js';
 import { SqliteStore } from '../../src/service/store/sqlite/sqlite-store.js';
 import { defineStoreSuite } from './store-suite.js';
 
@@ -167,6 +167,23 @@ describe('SQLite store file', () => {
       expect((await reopened.listPets({ limit: 10 })).map((p) => p.name)).toEqual(['Rex 1']);
       await reopened.close();
     });
+  });
+
+  it('opens an up-to-date file while another connection holds the write lock (the keys CLI beside a busy service)', async () => {
+    const path = freshPath();
+    await SqliteStore.open(path).close();
+    const writer = new Database(path);
+    writer.exec('BEGIN IMMEDIATE');
+    try {
+      // Nothing to migrate: the open reads schema_migrations and takes no write lock, so it does
+      // not wait out the busy timeout and fail with SQLITE_BUSY.
+      const store = SqliteStore.open(path);
+      expect(await store.getPet(1)).toBeUndefined();
+      await store.close();
+    } finally {
+      writer.exec('ROLLBACK');
+      writer.close();
+    }
   });
 
   it('refuses a database written by a newer release', async () => {

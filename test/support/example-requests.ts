@@ -1,5 +1,6 @@
 import { resolveRef, type OpenApiDocument } from '../../src/contract/load-spec.js';
 import type { OperationInfo } from '../../src/contract/operations.js';
+import { wireText } from './wire-text.js';
 
 /** A request, relative to the base URL (`/pets/42`), and what to send with it. */
 export interface ExampleRequest {
@@ -19,7 +20,7 @@ interface Parameter {
 function exampleOf(doc: OpenApiDocument, op: OperationInfo, p: Parameter): string {
   const value = p.example ?? resolveRef<{ example?: unknown } | undefined>(doc, p.schema)?.example;
   if (value === undefined) throw new Error(`${op.operationId}: parameter ${p.in}.${p.name} has no example to build a request from`);
-  return String(value);
+  return wireText(value);
 }
 
 /**

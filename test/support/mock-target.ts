@@ -15,5 +15,5 @@ export function mockTarget(baseUrl: string): ContractTarget {
     notFound: { ...auth, Prefer: 'code=404' },
     rateLimited: { ...auth, Prefer: 'code=429, example=RateLimitedExample' },
   };
-  return { baseUrl, headersFor: async (scenario) => headers[scenario] };
+  return { baseUrl, headersFor: (scenario) => Promise.resolve(headers[scenario]) };
 }

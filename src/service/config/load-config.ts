@@ -1,6 +1,6 @@
 import type { BanPolicy } from '../limits/limiter.js';
 import { PUBLIC_LIMITS, type Limits, type PublicLimits } from '../limits/plans.js';
-import { LOCAL_ORIGINS } from '../http/middleware/cors.js';
+import { LOCAL_ORIGINS } from '../allowed-origins.js';
 import { ConfigError } from './config-error.js';
 import { configFrom, type Config, type Setting } from './settings.js';
 

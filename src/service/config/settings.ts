@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../../shared/package-root.js';
-import { LOCAL_ORIGINS } from '../http/middleware/cors.js';
+import { LOCAL_ORIGINS } from '../allowed-origins.js';
 import { PUBLIC_LIMITS } from '../limits/plans.js';
 import { MEMORY_COUNTER_MAX_ENTRIES } from '../limits/memory-counters.js';
 import { POSTGRES_DEFAULTS } from '../store/postgres/postgres-defaults.js';

@@ -3,7 +3,6 @@ import { createServer, IncomingMessage, ServerResponse, type Server } from 'node
 import type { Socket } from 'node:net';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
-import { SETTINGS } from '../config/settings.js';
 import { corsResponseHeaders } from './middleware/cors.js';
 
 /** Timeouts that keep slow or idle clients from holding connections, in milliseconds. */
@@ -16,17 +15,10 @@ export interface HttpTimeouts {
   keepAliveTimeoutMs: number;
 }
 
-/** The timeouts of a server that is given none: the defaults of HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS and KEEP_ALIVE_TIMEOUT_MS. */
-const HTTP_TIMEOUTS: HttpTimeouts = {
-  headersTimeoutMs: SETTINGS.headersTimeoutMs.default,
-  requestTimeoutMs: SETTINGS.requestTimeoutMs.default,
-  keepAliveTimeoutMs: SETTINGS.keepAliveTimeoutMs.default,
-};
-
 /** Options of {@link createHttpServer}. */
 export interface HttpServerOptions {
-  /** @default HTTP_TIMEOUTS */
-  timeouts?: Partial<HttpTimeouts>;
+  /** HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS and KEEP_ALIVE_TIMEOUT_MS, as configured. */
+  timeouts: HttpTimeouts;
   /**
    * The X-RateLimit-* headers for a client address, read without counting, for the answers to
    * requests Node refuses before the app sees them (see anonymousRateLimitHeaders).
@@ -58,7 +50,7 @@ function originOf(rawPacket: Buffer | undefined): string | undefined {
  * its request slower than the timeouts allow has its connection closed without an answer.
  */
 export function createHttpServer(app: Express, options: HttpServerOptions): Server {
-  const timeouts = { ...HTTP_TIMEOUTS, ...options.timeouts };
+  const { timeouts } = options;
   // Node enforces the two request timeouts only when it checks its connections (every 30 s by
   // default), which would let a slow client hold a connection up to 30 s past them.
   const connectionsCheckingIntervalMs = Math.max(

@@ -4,7 +4,7 @@ import { tableLines } from '../../shared/text-table.js';
 import { ConfigError } from '../config/config-error.js';
 import { loadConfig } from '../config/load-config.js';
 import { isPlan, PLAN_LIMITS, PLANS } from '../limits/plans.js';
-import { openStore } from '../store/open-store.js';
+import { openStore } from '../open-store.js';
 import type { ApiKeyRecord, Store } from '../store/store.js';
 import { issueKey, KEY_NAME_MAX_LENGTH } from './issue-key.js';
 import { KeyRequestError, type KeyRequestProblem } from './key-request-error.js';

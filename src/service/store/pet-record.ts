@@ -10,6 +10,9 @@ import type { Pet, PetStatus, PetToCreate } from './store.js';
  */
 export const PET_COLUMNS = { name: 'name', categoryId: 'category_id', status: 'status' } as const;
 
+/** The columns of `pets` a store reads an animal from, in the order petFromRow takes them. */
+export const PET_SELECT = 'id, name, category_id, status, other_fields';
+
 /** The fields kept as columns, besides `id`, which the store assigns. */
 type ColumnField = keyof typeof PET_COLUMNS;
 

@@ -1,4 +1,4 @@
-import { otherFieldsOf, petFromRow } from '../pet-record.js';
+import { otherFieldsOf, PET_SELECT, petFromRow } from '../pet-record.js';
 import type { IdempotencyScope, Pet, PetPageQuery, PetRepository, PetStatus, PetToCreate } from '../store.js';
 import type { PostgresConnection } from './postgres-connection.js';
 import { completeClaim } from './postgres-idempotency.js';
@@ -11,9 +11,6 @@ interface PetRow {
   /** A JSON column: pg gives it parsed. */
   other_fields: object | null;
 }
-
-/** The columns of an animal (see pet-record.ts). */
-const PET_SELECT = 'id, name, category_id, status, other_fields';
 
 /** pg returns BIGINT as a string; every id and category id goes through here. */
 function toSafeInteger(value: string, column: string): number {

@@ -13,6 +13,9 @@ const BOOKKEEPING =
  * and a migration that fails leaves the database as it was.
  */
 export function migrate(db: Database.Database, migrations: readonly Migration[] = MIGRATIONS): number {
+  // Most opens find nothing to do, and say so without taking the write lock (a keys CLI then
+  // does not wait behind a busy service); the unknown-version check runs either way.
+  if (pendingMigrations('sqlite', appliedVersions(db), migrations).length === 0) return 0;
   const run = db.transaction((): number => {
     db.exec(BOOKKEEPING);
     const applied = db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[];
@@ -25,4 +28,10 @@ export function migrate(db: Database.Database, migrations: readonly Migration[] 
     return pending.length;
   });
   return run.immediate();
+}
+
+/** The versions schema_migrations records, read outside any transaction; none on a new file. */
+function appliedVersions(db: Database.Database): number[] {
+  const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get() !== undefined;
+  return hasTable ? (db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]) : [];
 }

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { otherFieldsOf, petFromRow } from '../pet-record.js';
+import { otherFieldsOf, PET_SELECT, petFromRow } from '../pet-record.js';
 import type { IdempotencyScope, Pet, PetPageQuery, PetRepository, PetStatus, PetToCreate } from '../store.js';
 import { StoreUnavailableError } from '../store-unavailable-error.js';
 import type { ReadCache, ReadCaches } from './read-cache.js';
@@ -9,9 +9,6 @@ import type { WriteHealth } from './write-health.js';
 
 /** A pets row read with `.raw(true)`: the columns in select order (PET_SELECT), without an object per row. */
 type RawPetRow = [id: number, name: string, categoryId: number, status: PetStatus, otherFields: string | null];
-
-/** The columns of an animal, in RawPetRow's order (see pet-record.ts). */
-export const PET_SELECT = 'id, name, category_id, status, other_fields';
 
 const toPet = (row: RawPetRow): Pet => petFromRow(row[0], row[1], row[2], row[3], row[4]);
 

@@ -1,6 +1,6 @@
-import type { Config } from '../config/settings.js';
-import { SqliteStore } from './sqlite/sqlite-store.js';
-import type { Store } from './store.js';
+import type { Config } from './config/settings.js';
+import { SqliteStore } from './store/sqlite/sqlite-store.js';
+import type { Store } from './store/store.js';
 
 /**
  * Opens the configured store: PostgreSQL when DATABASE_URL is set, else the SQLite file. The
@@ -11,7 +11,7 @@ export async function openStore(
   onPoolError?: (error: Error) => void,
 ): Promise<Store> {
   if (config.databaseUrl) {
-    const { PostgresStore } = await import('./postgres/postgres-store.js');
+    const { PostgresStore } = await import('./store/postgres/postgres-store.js');
     return PostgresStore.open({
       url: config.databaseUrl,
       poolSize: config.databasePoolSize,
