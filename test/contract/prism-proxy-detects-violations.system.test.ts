@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPrismProxy, throughPrism, type PrismProxy } from '../support/prism-proxy.js';
-import { startTamperingProxy, type Intercepted } from '../support/tampering-proxy.js';
+import { startTamperingProxy, withoutErrorStatus, type Intercepted } from '../support/tampering-proxy.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import type { ContractTarget } from './cases.js';
 import type { ContractChecker } from './conformance.js';
@@ -86,14 +86,7 @@ describe("Prism's validation proxy", () => {
   });
 
   it('fails the error cases when the Error body lacks status', async () => {
-    const outcomes = await runWith((r) => {
-      if (r.status >= 400) {
-        const body = JSON.parse(r.body.toString()) as Record<string, unknown>;
-        delete body.status;
-        r.body = Buffer.from(JSON.stringify(body));
-      }
-      return r;
-    });
+    const outcomes = await runWith(withoutErrorStatus);
     expect(outcomes.get('listPets without an API key is 401 with WWW-Authenticate and the Error body')).toMatch(
       /Prism .*at response\.body.*status/,
     );

@@ -60,3 +60,13 @@ export async function startTamperingProxy(
       }),
   };
 }
+
+/** A tampering that drops `status` from every Error body (the contract requires it). */
+export function withoutErrorStatus(r: Intercepted): Intercepted {
+  if (r.status >= 400) {
+    const body = JSON.parse(r.body.toString()) as Record<string, unknown>;
+    delete body.status;
+    r.body = Buffer.from(JSON.stringify(body));
+  }
+  return r;
+}
