@@ -12,8 +12,8 @@ export default defineConfig(
     ignores: [
       'node_modules/',
       'dist/',
-      // What an interrupted `npm run build` leaves (scripts/build-fresh.mjs), as .gitignore says.
-      'dist.building-*/',
+      // What `npm run build` writes before it renames it (scripts/build-fresh.mjs), at the root and in packages/client: check runs build and ESLint side by side.
+      '**/dist.building-*/',
       'build/',
       'data/',
       'coverage/',
