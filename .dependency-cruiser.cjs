@@ -2,7 +2,8 @@
  * The architecture, as rules on imports (`npm run check:imports`, part of `npm run check`):
  * the service does not depend on the toolkit, the contract readers and the shared helpers
  * depend on neither, nothing outside test/ imports a test file, the client package stands
- * alone, and no module imports itself round a circle, type-only imports included.
+ * alone and src/ imports neither it nor lint/, and no module imports itself round a circle,
+ * type-only imports included.
  * @type {import('dependency-cruiser').IConfiguration}
  */
 module.exports = {
@@ -49,6 +50,22 @@ module.exports = {
       to: { path: '^(scripts|bench)/' },
     },
     {
+      name: 'src-does-not-use-the-client-package',
+      comment:
+        "The service takes the contract's types from generated/ (npm run generate writes them there and into the client package, which keeps its own copy to stand alone): src/ does not import @animal-store/client.",
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: ['^packages/client/', '^(node_modules/)?@animal-store/client(/|$)'] },
+    },
+    {
+      name: 'src-does-not-use-the-lint-plugin',
+      comment:
+        'lint/ is the Redocly plugin and the helpers of its rules; what src/ shares with it (the checks of a response) lives in src/contract and the plugin loads it from there.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^lint/' },
+    },
+    {
       name: 'domain-does-not-use-http',
       severity: 'error',
       comment: 'Stores, limits, keys and metrics know nothing of Express: the HTTP layer uses them.',
@@ -83,6 +100,14 @@ module.exports = {
       comment: '@animal-store/client is published on its own: it imports nothing of the repository around it.',
       from: { path: '^packages/client/' },
       to: { path: '^(src|generated|test|scripts|bench|lint)/' },
+    },
+    {
+      name: 'mock-does-not-use-the-http-layer',
+      comment:
+        'The mock imitates the service from the contract: what both need of it (parameters, paths, bodies) lives in src/contract, not in the HTTP layer it imitates.',
+      severity: 'error',
+      from: { path: '^src/toolkit/mock/' },
+      to: { path: '^src/service/http/' },
     },
   ],
   options: {

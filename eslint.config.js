@@ -34,6 +34,19 @@ export default defineConfig(
       parserOptions: { project: './tsconfig.json', tsconfigRootDir: import.meta.dirname },
     },
     rules: {
+      // A package is used through what it exports: its internal files change in any release. Ajv
+      // documents its JSON Schema 2019-09 and 2020-12 classes at ajv/dist/2019 and ajv/dist/2020.
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!ajv/dist/20(19|20)([.]js)?$)(@[^./][^/]*/)?[^./][^/]*/(dist|lib|build|src|internal)(/|$)',
+              message: "Import the package's public entry point, not its internal files.",
+            },
+          ],
+        },
+      ],
       // A leading underscore names what is there only to be left out (`const { pattern: _p, ...rest }`).
       '@typescript-eslint/no-unused-vars': [
         'error',

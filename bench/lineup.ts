@@ -1,12 +1,15 @@
 /** The servers `npm run bench` measures, the stores behind them, and what it asks each. */
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
+import { SETTINGS } from '../src/service/config/settings.js';
 import { encodeCursor } from '../src/service/http/pagination.js';
+import { PACKAGE_ROOT } from '../src/shared/package-root.js';
 import { startServer, type ServerProcess, type ServerSpec } from '../scripts/support/server-process.js';
 import { firstAnimals, seedStore } from './animals.js';
-import type { LoadSpec } from './load-spec.js';
 import { serveArguments } from './processes.js';
 import { progress } from './progress.js';
+import { CONNECTIONS } from './targets.js';
+import type { LoadSpec } from './wrk.js';
 
 /** Animals in the small store (the large one's count is an option). */
 export const SMALL = 10_000;
@@ -65,16 +68,19 @@ export async function seedStores(dir: string, large: number): Promise<Stores> {
   return { main, small, large: big, seedSeconds: (performance.now() - started) / 1000 };
 }
 
-/** The service as `npm run serve` runs it (compiled), in production mode, on `store`. */
-export function fullStack(name: string, store: SeededStore): ServerSpec {
+/**
+ * The service on `store` in production mode, logging at its default level: by default as
+ * `npm run serve` runs it (compiled), else with node's arguments `args`.
+ */
+function fullStack(name: string, store: SeededStore, args = serveArguments()): ServerSpec {
   return {
     name,
-    args: serveArguments(),
+    args,
     env: {
       DATABASE_PATH: store.path,
       NODE_ENV: 'production',
       ANIMAL_STORE_ENV: 'production',
-      LOG_LEVEL: 'info',
+      LOG_LEVEL: SETTINGS.logLevel.default,
       REDIS_URL: '',
       DATABASE_URL: '',
     },
@@ -83,20 +89,13 @@ export function fullStack(name: string, store: SeededStore): ServerSpec {
   };
 }
 
-/** The servers of one bench run. */
-export interface Lineup {
-  raw: ServerProcess;
-  bare: ServerProcess;
-  eov: ServerProcess;
-  backend: ServerProcess;
-  glue: ServerProcess;
-  full: ServerProcess;
-  small: ServerProcess;
-  big: ServerProcess;
+/** The release (`npm run release`) as the Dockerfile runs it: release/server.js with the serve script's V8 flags. */
+export function release(store: SeededStore): ServerSpec {
+  return fullStack('release (start time)', store, [...serveArguments().slice(0, -1), join(PACKAGE_ROOT, 'release', 'server.js')]);
 }
 
 /** Starts every server of the bench, each in its own process; `started` collects them as they start, for stopping. */
-export async function startLineup(stores: Stores, started: ServerProcess[]): Promise<Lineup> {
+export async function startLineup(stores: Stores, started: ServerProcess[]) {
   const start = async (spec: ServerSpec) => {
     progress(`starting ${spec.name}`);
     const server = await startServer(spec);
@@ -117,19 +116,15 @@ export async function startLineup(stores: Stores, started: ServerProcess[]): Pro
   };
 }
 
+/** The servers of one bench run. */
+type Lineup = Awaited<ReturnType<typeof startLineup>>;
+
 /** The baselines must serve what the full stack serves, or the comparison means nothing. */
-export async function checkSameAnimals(lineup: Lineup, stores: Stores): Promise<void> {
-  const expected = firstAnimals(20);
-  for (const [server, headers] of [
-    [lineup.raw, {}],
-    [lineup.bare, {}],
-    [lineup.eov, PEER_AUTH],
-    [lineup.backend, PEER_AUTH],
-    [lineup.glue, PEER_AUTH],
-    [lineup.full, auth(stores.main.key)],
-  ] as const) {
-    const body: unknown = await (await fetch(`${server.origin}${LIST_PATH}`, { headers })).json();
-    if (!isDeepStrictEqual(body, expected)) throw new Error(`${server.name} does not answer ${LIST_PATH} with the bench's 20 animals`);
+export async function checkSameAnimals(plan: Step[]): Promise<void> {
+  for (const { server, spec } of plan.filter((step) => step.method === 'GET' && step.path === LIST_PATH)) {
+    const body: unknown = await (await fetch(spec.url, { headers: spec.headers })).json();
+    if (!isDeepStrictEqual(body, firstAnimals(20)))
+      throw new Error(`${server.name} does not answer ${LIST_PATH} with the bench's 20 animals`);
   }
 }
 
@@ -140,15 +135,15 @@ export interface Step {
   method: 'GET' | 'POST';
   /** The request as the table names it. */
   path: string;
-  spec: LoadSpec;
+  /** The load, but for its duration, which each measurement gives. */
+  spec: Omit<LoadSpec, 'durationSeconds'>;
 }
 
 /** Every measurement of a round, in the order of the table. */
-export function measurementPlan(lineup: Lineup, stores: Stores, connections: number, durationSeconds: number): Step[] {
-  const load = (server: ServerProcess, path: string, extra: Partial<LoadSpec> = {}): LoadSpec => ({
+export function measurementPlan(lineup: Lineup, stores: Stores): Step[] {
+  const load = (server: ServerProcess, path: string, extra: Partial<LoadSpec> = {}): Step['spec'] => ({
     url: `${server.origin}${path}`,
-    connections,
-    durationSeconds,
+    connections: CONNECTIONS,
     ...extra,
   });
   const list = (id: string, server: ServerProcess, headers?: Record<string, string>): Step => ({

@@ -1,8 +1,8 @@
-/** What `npm run bench` makes of its measurements: medians, ratios, targets, its table and its JSON. */
+/** What `npm run bench` makes of its measurements: medians, the targets, and its table as text, Markdown and JSON. */
 import { tableLines } from '../src/shared/text-table.js';
 import { SMALL, type Step } from './lineup.js';
-import type { Generator, LoadResult } from './load-spec.js';
-import type { RoundResults } from './rounds.js';
+import { checkTargets, CONNECTIONS, type TargetCheck } from './targets.js';
+import type { LoadResult } from './wrk.js';
 
 /** The median of some numbers (the mean of the middle two for an even count). */
 function median(values: number[]): number {
@@ -12,160 +12,127 @@ function median(values: number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-/** One measured line of the table: its rounds and their medians. */
-interface Measurement {
-  id: string;
-  label: string;
-  method: 'GET' | 'POST';
-  path: string;
-  rounds: LoadResult[];
-  median: { requestsPerSecond: number; p50Ms: number; p99Ms: number };
-}
-
-/** Medians over the rounds of one step. */
-function summarise(step: Step, rounds: LoadResult[]): Measurement {
-  return {
-    id: step.id,
-    label: step.server.name,
-    method: step.method,
-    path: step.path,
-    rounds,
-    median: {
-      requestsPerSecond: median(rounds.map((r) => r.requestsPerSecond)),
-      p50Ms: median(rounds.map((r) => r.p50Ms)),
-      p99Ms: median(rounds.map((r) => r.p99Ms)),
-    },
-  };
-}
-
-/** One target of issue 7 and whether this run met it. */
-interface TargetCheck {
-  name: string;
-  value: number;
-  unit: string;
-  target: string;
-  met: boolean;
-}
-
 /** The settings of one bench run. */
 export interface BenchSettings {
   rounds: number;
   durationSeconds: number;
-  connections: number;
   /** Animals in the large store. */
   large: number;
-  /** Where the JSON goes. */
+  /** Where the JSON goes; the Markdown goes beside it, as .md. */
   output: string;
-  generator: Generator;
+  /** The commit measured (`git describe --always --dirty`). */
+  commit: string;
 }
 
-/** What one run measured, beyond the rounds. */
-export interface RunFigures extends RoundResults {
+/** What one run measured. */
+export interface RunFigures {
   plan: Step[];
-  rssAfterLoadMiB: { fullStack: number; largeStore: number };
+  /** Each step's results, a round each. */
+  results: Map<string, LoadResult[]>;
+  /** Milliseconds from start to first 200 of each start of the release. */
+  startTimes: number[];
+  rssAfterLoadMiB: number;
   seedSeconds: number;
 }
 
-/** Ratios of the full stack to the others', each the median of the per-round ratios of requests per second. */
-function ratiosOf(results: Map<string, LoadResult[]>) {
-  const perRound = (a: string, b: string) =>
-    median(results.get(a)!.map((r, i) => r.requestsPerSecond / results.get(b)![i]!.requestsPerSecond));
-  return {
-    fullGetOverExpressGet: perRound('full_get', 'express_get'),
-    fullGetOverRawGet: perRound('full_get', 'raw_get'),
-    fullGetOverEovGet: perRound('full_get', 'eov_get'),
-    fullGetOverBackendGet: perRound('full_get', 'backend_get'),
-    fullGetOverGlueGet: perRound('full_get', 'glue_get'),
-    fullPostOverFullGet: perRound('full_post', 'full_get'),
-    largeListOverSmallList: perRound('list_large', 'list_small'),
-  };
-}
-
-const atLeast = (name: string, value: number, minimum: number): TargetCheck => ({
-  name,
-  value,
-  unit: '',
-  target: `>= ${minimum.toFixed(2)}`,
-  met: value >= minimum,
-});
-const reference = (name: string, value: number): TargetCheck => ({ name, value, unit: '', target: '(reference)', met: true });
-
-/** The targets of issue 7, and whether this run met them. */
-function targetsOf(settings: BenchSettings, ratios: ReturnType<typeof ratiosOf>, fullGetP99Ms: number, startMs: number, rssMiB: number) {
-  const large = `${settings.large.toLocaleString('en-US')} / ${SMALL.toLocaleString('en-US')} animals`;
-  return [
-    atLeast('full GET / bare Express GET', ratios.fullGetOverExpressGet, 1),
-    atLeast('full GET / Express + express-openapi-validator GET', ratios.fullGetOverEovGet, 1.5),
-    atLeast('full GET / openapi-backend GET', ratios.fullGetOverBackendGet, 1),
-    reference('full GET / fastify + openapi-glue GET (reference)', ratios.fullGetOverGlueGet),
-    reference('full GET / raw node:http GET (reference)', ratios.fullGetOverRawGet),
-    {
-      name: `full GET p99 at ${settings.connections} connections`,
-      value: fullGetP99Ms,
-      unit: ' ms',
-      target: '<= 25 ms',
-      met: fullGetP99Ms <= 25,
-    },
-    atLeast('full POST / full GET', ratios.fullPostOverFullGet, 0.9),
-    atLeast(`list, ${large} (req/s)`, ratios.largeListOverSmallList, 0.9),
-    { name: 'process start to first 200 (median)', value: startMs, unit: ' ms', target: '<= 400 ms', met: startMs <= 400 },
-    { name: 'resident memory after load', value: rssMiB, unit: ' MiB', target: '<= 160 MB', met: rssMiB * 1.048576 <= 160 },
-  ];
-}
-
-const number = (value: number, digits = 0) =>
+const number = (value: number, digits: number) =>
   Number.isFinite(value) ? value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '-';
+/** A figure in its unit: ratios with two decimals, milliseconds with one, MiB with none. */
+const withUnit = (value: number, unit: TargetCheck['unit']) =>
+  unit === '×' ? `${number(value, 2)}×` : `${number(value, unit === 'ms' ? 1 : 0)} ${unit}`;
 
-/** The plain-text table `npm run bench` prints. */
-function formatTable(measurements: Measurement[], targets: TargetCheck[], notes: string[]): string {
-  const rows = measurements.map((m) => [
-    m.label,
-    `${m.method} ${m.path}`,
-    number(m.median.requestsPerSecond),
-    number(m.median.p50Ms, 1),
-    number(m.median.p99Ms, 1),
-  ]);
-  const targetRows = targets.map((t) => [
-    t.name,
-    `${number(t.value, t.unit === '' ? 2 : 0)}${t.unit}`,
-    t.target,
-    t.target === '(reference)' ? '' : t.met ? 'met' : 'NOT met',
-  ]);
-  return [
-    ...tableLines([['server', 'request', 'req/s', 'p50 ms', 'p99 ms'], ...rows], {
-      align: ['left', 'left', 'right', 'right', 'right'],
-      headerRule: true,
-    }),
-    '',
-    'targets (ratios: median of the per-round ratios)',
-    ...tableLines(targetRows, { indent: '  ', align: ['left', 'right', 'left', 'left'] }),
-    '',
-    ...notes,
-  ].join('\n');
+/** A table as Markdown, its first row the header. */
+function markdownTable(rows: string[][], align: readonly ('left' | 'right')[]): string[] {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [line(rows[0]!), line(align.map((a) => (a === 'right' ? '--:' : '---'))), ...rows.slice(1).map(line)];
 }
 
-/** The run's JSON report (bench-results/latest.json) and the text `npm run bench` prints. */
-export function benchReport(settings: BenchSettings, figures: RunFigures): { json: object; text: string } {
-  const { rounds, durationSeconds, connections, generator, large } = settings;
-  const measurements = figures.plan.map((step) => summarise(step, figures.results.get(step.id)!));
-  const ratios = ratiosOf(figures.results);
+/** What the run measured, as its JSON report carries it: each step's medians and rounds, the start times, memory, the targets. */
+function reportOf(settings: BenchSettings, figures: RunFigures) {
+  const { rounds, durationSeconds, large, commit } = settings;
+  const of = (id: string) => figures.results.get(id)!;
+  const measurements = figures.plan.map(({ id, server, method, path }) => {
+    const mid = (key: 'requestsPerSecond' | 'p50Ms' | 'p99Ms') => median(of(id).map((r) => r[key]));
+    const medians = { requestsPerSecond: mid('requestsPerSecond'), p50Ms: mid('p50Ms'), p99Ms: mid('p99Ms') };
+    return { id, label: server.name, method, path, rounds: of(id), median: medians };
+  });
   const startMs = median(figures.startTimes);
-  const fullGetP99Ms = measurements.find((m) => m.id === 'full_get')!.median.p99Ms;
-  const targets = targetsOf(settings, ratios, fullGetP99Ms, startMs, figures.rssAfterLoadMiB.fullStack);
-  const notes = [
-    `${rounds} rounds of ${durationSeconds} s per line, ${connections} connections, load from ${generator}, Node ${process.version}; seeding took ${figures.seedSeconds.toFixed(1)} s.`,
-    `Start times (ms): ${figures.startTimes.map((t) => t.toFixed(0)).join(', ')}; memory of the ${large.toLocaleString('en-US')}-animal server after load: ${figures.rssAfterLoadMiB.largeStore.toFixed(0)} MiB.`,
-    `Results: ${settings.output}`,
-  ];
-  const json = {
+  const targets = checkTargets({
+    ratio: (step, over) => median(of(step).map((r, i) => r.requestsPerSecond / of(over)[i]!.requestsPerSecond)),
+    p99Ms: (step) => measurements.find((m) => m.id === step)!.median.p99Ms,
+    startMs,
+    rssAfterLoadMiB: figures.rssAfterLoadMiB,
+  });
+  return {
     date: new Date().toISOString(),
     node: process.version,
-    settings: { rounds, durationSeconds, connections, generator, smallAnimals: SMALL, largeAnimals: large },
+    commit,
+    settings: { rounds, durationSeconds, connections: CONNECTIONS, generator: 'wrk', smallAnimals: SMALL, largeAnimals: large },
+    seedSeconds: figures.seedSeconds,
     measurements,
-    ratios,
-    startToFirst200Ms: { median: startMs, rounds: figures.startTimes },
+    releaseStartToFirst200Ms: { median: startMs, starts: figures.startTimes },
     rssAfterLoadMiB: figures.rssAfterLoadMiB,
     targets,
   };
-  return { json, text: `npm run bench on Node.js ${process.version}\n\n${formatTable(measurements, targets, notes)}\n` };
+}
+
+/** The report as the text `npm run bench` prints (the targets last) and as Markdown. */
+function rendered(report: ReturnType<typeof reportOf>, output: string): { text: string; markdown: string } {
+  const { rounds, durationSeconds } = report.settings;
+  const measured = [
+    ['server', 'request', 'req/s', 'p50 ms', 'p99 ms'],
+    ...report.measurements.map(({ label, method, path, median: m }) => [
+      label,
+      `${method} ${path}`,
+      number(m.requestsPerSecond, 0),
+      number(m.p50Ms, 1),
+      number(m.p99Ms, 1),
+    ]),
+  ];
+  const targets = [
+    ['target', 'measured', 'goal', 'result'],
+    ...report.targets.map((t) => [
+      t.name,
+      withUnit(t.value, t.unit),
+      `${t.op} ${t.unit === '×' ? withUnit(t.limit, t.unit) : `${t.limit} ${t.unit}`}`,
+      t.met ? 'met' : 'not met',
+    ]),
+  ];
+  const [measuredAlign, targetsAlign] = [
+    ['left', 'left', 'right', 'right', 'right'],
+    ['left', 'right', 'left', 'left'],
+  ] as const;
+  const heading = `npm run bench on Node.js ${report.node}, commit ${report.commit}`;
+  const notes =
+    `${rounds} round${rounds === 1 ? '' : 's'} of ${durationSeconds} s per line, ${CONNECTIONS} connections, load from wrk; ` +
+    `ratios are medians of per-round ratios. Release starts to first 200 (ms): ${report.releaseStartToFirst200Ms.starts.map((t) => t.toFixed(0)).join(', ')}.`;
+  const text = [
+    heading,
+    '',
+    ...tableLines(measured, { align: measuredAlign, headerRule: true }),
+    '',
+    notes,
+    `Seeding took ${report.seedSeconds.toFixed(1)} s. Results: ${output} and .md.`,
+    '',
+    'targets',
+    ...tableLines(targets, { indent: '  ', align: targetsAlign }),
+  ];
+  const markdown = [
+    `# ${heading}`,
+    '',
+    `${report.date}. ${notes}`,
+    '',
+    ...markdownTable(measured, measuredAlign),
+    '',
+    '## Targets',
+    '',
+    ...markdownTable(targets, targetsAlign),
+  ];
+  return { text: `${text.join('\n')}\n`, markdown: `${markdown.join('\n')}\n` };
+}
+
+/** The run's JSON report, the text `npm run bench` prints, and the same as Markdown. */
+export function benchReport(settings: BenchSettings, figures: RunFigures): { json: object; text: string; markdown: string } {
+  const json = reportOf(settings, figures);
+  return { json, ...rendered(json, settings.output) };
 }

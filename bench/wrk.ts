@@ -1,9 +1,32 @@
-import { spawnSync } from 'node:child_process';
+/** The bench's load generator: wrk (a C program, far cheaper per request than a Node.js one). */
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { LoadResult, LoadSpec } from './load-spec.js';
-import { runToEnd } from './processes.js';
+import { promisify } from 'node:util';
+
+/** One load run against one URL. */
+export interface LoadSpec {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  connections: number;
+  durationSeconds: number;
+  /** Paths (with query) to take in turn, one per request, instead of the URL's. */
+  paths?: string[];
+}
+
+/** What one load run measured. */
+export interface LoadResult {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  requests: number;
+  /** Responses that were not 2xx or 3xx, and socket errors and timeouts: any of them spoils the run. */
+  non2xx: number;
+  errors: number;
+}
 
 /** Whether wrk (Debian package `wrk`) is on the PATH. */
 export function hasWrk(): boolean {
@@ -41,28 +64,16 @@ function script(spec: LoadSpec): string {
   ].join('\n');
 }
 
-/**
- * Runs wrk (2 threads, C, far cheaper per request than a Node load generator) against the spec
- * and reads the JSON line its `done` hook prints. Non-2xx/3xx answers are wrk's status errors.
- */
+/** Runs wrk (2 threads) with the spec and reads the JSON line its `done` hook prints. */
 export async function runWrk(spec: LoadSpec): Promise<LoadResult> {
   const dir = mkdtempSync(join(tmpdir(), 'animal-store-wrk-'));
   const file = join(dir, 'load.lua');
   writeFileSync(file, script(spec));
-  const origin = new URL(spec.url).origin;
   try {
-    const { code, stdout, stderr } = await runToEnd('wrk', [
-      '-t2',
-      `-c${spec.connections}`,
-      `-d${spec.durationSeconds}s`,
-      '--timeout',
-      '10s',
-      '-s',
-      file,
-      origin,
-    ]);
+    const args = ['-t2', `-c${spec.connections}`, `-d${spec.durationSeconds}s`, '--timeout', '10s', '-s', file, new URL(spec.url).origin];
+    const { stdout } = await promisify(execFile)('wrk', args);
     const line = stdout.split('\n').find((l) => l.startsWith('{"requests"'));
-    if (code !== 0 || !line) throw new Error(`wrk exited with ${String(code)}:\n${stderr || stdout}`);
+    if (!line) throw new Error(`wrk printed no figures:\n${stdout}`);
     const r = JSON.parse(line) as Record<string, number>;
     return {
       requestsPerSecond: (r.requests! / r.durationUs!) * 1e6,

@@ -1,9 +1,11 @@
 /**
- * `npm run adversarial`: what hostile clients cost the service (issue 13), measured on the
+ * `npm run adversarial`: what hostile clients cost the service, measured on the
  * compiled service in its own process, on loopback only:
  *   1. CPU time per request for the nastiest bodies up to 16 KiB;
  *   2. latency of a well-behaved client while one Free key sends those bodies;
- *   3. resident memory after requests from 1,000,000 distinct client addresses.
+ *   3. resident memory after requests from 1,000,000 distinct client addresses;
+ *   4. a polite client's latency and failures while idle connections flood the service;
+ *   5. how soon two instances share limits again after their Redis stalled.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -25,6 +27,16 @@ import {
   type FloodFigures,
   type LatencyFigures,
 } from './hostile-clients.js';
+import {
+  connectionLines,
+  floodConnections,
+  percentile,
+  redisStall,
+  stallLines,
+  verdict,
+  type ConnectionFloodFigures,
+  type RedisStallFigures,
+} from './flood-and-stall.js';
 import { startServer, type ServerProcess } from './support/server-process.js';
 
 const HELP = `Usage: npm run adversarial [-- options]
@@ -39,11 +51,23 @@ throw-away SQLite file, TRUST_PROXY=true), on loopback only:
      those bodies as fast as it is answered;                          target: under 50 ms
   3. resident memory of the service after requests from distinct client addresses (one
      X-Forwarded-For /64 each, driven by wrk), next to its idle figure; target: under 64 MiB more
+  4. p99 latency and failures of a polite client (GET /v1/pets, 20 a second, each on a new
+     connection) while idle connections from many loopback addresses (127.2.x.y), opened again
+     a second after the service closes one, flood it;       target: p99 under 50 ms, no failure
+  5. with Redis: two instances share limits through a proxy to Redis that keeps their
+     connections open but passes nothing for a while, then passes traffic again; seconds from
+     Redis answering until the instances share limits again;            target: under 10 s
 
 Options:
   --batch N          Requests per body kind for the CPU figure (default 200).
-  --seconds S        Length of the latency measurement (default 15).
+  --seconds S        Length of each latency measurement (default 15).
   --addresses N      Distinct client addresses (default 1000000; needs wrk: apt-get install wrk).
+  --connections N    Idle connections of the flood (default 15000; this process must be allowed
+                     as many open files, see ulimit -n).
+  --connection-addresses N
+                     Loopback addresses they come from (default 150).
+  --redis-url URL    The Redis of part 5 (default: TEST_REDIS_URL; unset: part 5 is skipped).
+  --stall-seconds S  How long Redis passes nothing (default 8).
   -h, --help         Show this help.
 `;
 
@@ -61,24 +85,38 @@ interface MemoryFigures {
   settled: number;
 }
 
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-};
-
 const log = (text: string) => process.stderr.write(`${text}\n`);
 
-function readOptions(): { batch: number; seconds: number; addresses: number } {
+interface Options {
+  batch: number;
+  seconds: number;
+  addresses: number;
+  connections: number;
+  connectionAddresses: number;
+  redisUrl: string;
+  stallSeconds: number;
+}
+
+function readOptions(): Options {
   const { values } = parseCommandLine(HELP, {
     batch: { type: 'string', default: '200' },
     seconds: { type: 'string', default: '15' },
     addresses: { type: 'string', default: '1000000' },
+    connections: { type: 'string', default: '15000' },
+    'connection-addresses': { type: 'string', default: '150' },
+    'redis-url': { type: 'string', default: process.env.TEST_REDIS_URL ?? '' },
+    'stall-seconds': { type: 'string', default: '8' },
   });
-  const batch = wholeNumberOption(HELP, 'batch', values.batch, 10);
-  const seconds = wholeNumberOption(HELP, 'seconds', values.seconds, 1);
-  const addresses = wholeNumberOption(HELP, 'addresses', values.addresses, 1000);
   if (!hasWrk()) failUsage(HELP, 'wrk is not installed (apt-get install wrk): it drives the distinct addresses');
-  return { batch, seconds, addresses };
+  return {
+    batch: wholeNumberOption(HELP, 'batch', values.batch, 10),
+    seconds: wholeNumberOption(HELP, 'seconds', values.seconds, 1),
+    addresses: wholeNumberOption(HELP, 'addresses', values.addresses, 1000),
+    connections: wholeNumberOption(HELP, 'connections', values.connections, 100),
+    connectionAddresses: wholeNumberOption(HELP, 'connection-addresses', values['connection-addresses'], 1),
+    redisUrl: values['redis-url'],
+    stallSeconds: wholeNumberOption(HELP, 'stall-seconds', values['stall-seconds'], 1),
+  };
 }
 
 /** Issues the run's keys into the SQLite file the service will use. */
@@ -97,12 +135,20 @@ async function issueKeys(databasePath: string): Promise<RunKeys> {
   }
 }
 
-/** The compiled service, as `npm run serve` runs it, behind a proxy it trusts. */
-function startService(databasePath: string): Promise<ServerProcess> {
+/** The compiled service, as `npm run serve` runs it, behind a proxy it trusts; `env` is added. */
+function startService(databasePath: string, env: Record<string, string> = {}, name = 'service'): Promise<ServerProcess> {
   return startServer({
-    name: 'service',
+    name,
     args: serveArguments(),
-    env: { DATABASE_PATH: databasePath, NODE_ENV: 'production', TRUST_PROXY: 'true', LOG_LEVEL: 'warn', REDIS_URL: '', DATABASE_URL: '' },
+    env: {
+      DATABASE_PATH: databasePath,
+      NODE_ENV: 'production',
+      TRUST_PROXY: 'true',
+      LOG_LEVEL: 'warn',
+      REDIS_URL: '',
+      DATABASE_URL: '',
+      ...env,
+    },
     probePath: '/healthz',
   });
 }
@@ -114,7 +160,7 @@ async function measureMemory(
   dir: string,
 ): Promise<{ memory: MemoryFigures; flood: FloodFigures }> {
   const idle = server.rssMiB();
-  log(`3/3 ${addresses.toLocaleString('en-US')} distinct client addresses through X-Forwarded-For (wrk)`);
+  log(`3/5 ${addresses.toLocaleString('en-US')} distinct client addresses through X-Forwarded-For (wrk)`);
   const flood = await floodAddresses(server, addresses, dir);
   const after = server.rssMiB();
   // V8 keeps the heap it grew under load for a while: the figure after ten idle seconds too.
@@ -122,10 +168,19 @@ async function measureMemory(
   return { memory: { idle, after, settled: server.rssMiB() }, flood };
 }
 
-const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
+/** What `npm run adversarial` measured. */
+interface Figures {
+  cpuRows: CpuRow[];
+  latency: LatencyFigures;
+  seconds: number;
+  memory: MemoryFigures;
+  flood: FloodFigures;
+  connections: ConnectionFloodFigures;
+  stall: RedisStallFigures | null;
+}
 
 /** What `npm run adversarial` prints. */
-function report(cpuRows: CpuRow[], latency: LatencyFigures, seconds: number, memory: MemoryFigures, flood: FloodFigures): string {
+function report({ cpuRows, latency, seconds, memory, flood, connections, stall }: Figures): string {
   const worstCpu = Math.max(...cpuRows.map((r) => r.cpuMsPerRequest));
   const { latencies, attackerStatuses } = latency;
   const p99 = percentile(latencies, 99);
@@ -145,12 +200,17 @@ function report(cpuRows: CpuRow[], latency: LatencyFigures, seconds: number, mem
     `   p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms (target: p99 under 50 ms) ${verdict(p99 < 50)}`,
     '',
     `3. resident memory: idle ${memory.idle.toFixed(0)} MiB; after ${flood.sent.toLocaleString('en-US')} requests from distinct addresses in ${flood.seconds.toFixed(0)} s: ${memory.after.toFixed(0)} MiB (+${grown.toFixed(0)} MiB; target: under 64 MiB more) ${verdict(grown < 64)}; 10 s later: ${memory.settled.toFixed(0)} MiB`,
+    '',
+    ...connectionLines(connections),
+    '',
+    ...stallLines(stall),
   ];
   return `${lines.join('\n')}\n`;
 }
 
 async function main(): Promise<void> {
-  const { batch, seconds, addresses } = readOptions();
+  const options = readOptions();
+  const { batch, seconds, addresses } = options;
   log('compiling the service (npm run build)');
   execFileSync('npm', ['run', '-s', 'build'], { cwd: PACKAGE_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   const dir = mkdtempSync(join(tmpdir(), 'animal-store-adversarial-'));
@@ -159,12 +219,18 @@ async function main(): Promise<void> {
     const databasePath = join(dir, 'store.db');
     const keys = await issueKeys(databasePath);
     server = await startService(databasePath);
-    log(`1/3 CPU time per request: ${batch} requests per body kind`);
+    log(`1/5 CPU time per request: ${batch} requests per body kind`);
     const cpuRows = await measureCpu(server, keys.wide, batch);
-    log(`2/3 latency of a polite client for ${seconds} s while a Free key sends hostile bodies`);
+    log(`2/5 latency of a polite client for ${seconds} s while a Free key sends hostile bodies`);
     const latency = await measureLatency(server, keys, seconds);
     const { memory, flood } = await measureMemory(server, addresses, dir);
-    process.stdout.write(report(cpuRows, latency, seconds, memory, flood));
+    log(
+      `4/5 ${options.connections} idle connections from ${options.connectionAddresses} loopback addresses, and a polite client for ${seconds} s`,
+    );
+    const connections = await floodConnections(server, keys.polite, { ...options, addresses: options.connectionAddresses });
+    log(options.redisUrl ? `5/5 two instances on Redis, which stalls for ${options.stallSeconds} s` : '5/5 skipped: no Redis');
+    const stall = await redisStall(options.redisUrl, options.stallSeconds, (name, env) => startService(join(dir, `${name}.db`), env, name));
+    process.stdout.write(report({ cpuRows, latency, seconds, memory, flood, connections, stall }));
   } finally {
     await server?.stop();
     closeConnections();

@@ -7,7 +7,8 @@ import { buildDocs, DOCS_PATH } from '../src/contract/reference-docs.js';
 const HELP = `Usage: npm run docs [-- --output FILE]
 
 Renders openapi.yaml with Redocly (Redoc, scripts inlined) into one HTML file that needs no
-network: open it from disk or publish it as it is. The server serves the same page at /docs.
+network: open it from disk or publish it as it is. The server serves the same page at /docs,
+compressed as this command writes it beside the page (FILE.br, FILE.gz).
 
 Options:
   --output FILE  Where to write the page (default: build/docs/index.html).

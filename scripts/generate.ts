@@ -10,22 +10,22 @@ import { loadSpec, SPEC_PATH } from '../src/contract/load-spec.js';
 import { listOperations, type OperationInfo } from '../src/contract/operations.js';
 import { petStorageGaps } from '../src/toolkit/codegen/pet-storage-check.js';
 
-/** The client package, which the service depends on at the contract's version. */
+/** The client package, which the repository's package.json depends on (the tests call the service through it) at the contract's version. */
 const CLIENT_PACKAGE = '@animal-store/client';
 
 const HELP = `Usage: npm run generate [-- --check] [--spec FILE] [--out DIR] [--client-out DIR] [--handlers DIR]
 
-Writes the handler map (one handler per operationId) into generated/, and the TypeScript types
-(openapi-typescript), version and servers the client package needs into
-packages/client/src/generated/ (the service takes its types from there); the client package's
-version follows the contract's info.version. Generated files are committed and never edited by
+Writes the TypeScript types (openapi-typescript) and the handler map (one handler per
+operationId) into generated/, and the types, version and servers the client package needs into
+packages/client/src/generated/ (the package stands alone, with its own copy of the types); the
+client package's version follows the contract's info.version. Generated files are committed and never edited by
 hand. For an operation without a handler file it writes a stub that answers 501
 not_implemented, named in a warning when the service starts; it never overwrites an existing
 handler.
 
 Options:
-  --check        Write nothing; exit 1 and name the stale files when generated/ is not what
-                 the contract produces (npm run check uses this).
+  --check        Write nothing; exit 1 and name the stale files when generated/ or the client
+                 package's folder is not what the contract produces (npm run check uses this).
   --spec FILE    The contract to read (default: openapi.yaml).
   --out DIR      The service's folder to write (default: generated/).
   --client-out DIR
@@ -46,7 +46,7 @@ interface Folders {
 /**
  * The files that record the client's version, and whether each is behind the contract's: the
  * client package's manifest (the client is versioned with the contract it was generated from),
- * the service's manifest (which pins the client it depends on) and npm's lock file (which records
+ * the repository's manifest (which pins the client) and npm's lock file (which records
  * the workspace's version).
  */
 interface VersionFiles {

@@ -1,6 +1,7 @@
 /**
  * The clients of `npm run adversarial` and what each measures of the service: hostile bodies and
- * the CPU they cost, a polite client's latency beside them, a flood of client addresses.
+ * the CPU they cost, a polite client's latency beside them, a flood of client addresses (the
+ * flood of idle connections and the Redis stall are in flood-and-stall.ts).
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';

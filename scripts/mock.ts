@@ -33,10 +33,12 @@ async function main(): Promise<void> {
     dynamic: values.dynamic,
     log: (line) => process.stdout.write(`${line}\n`),
   });
+  const tryIt = mock.examplePath === null ? '' : `${mock.url}${mock.examplePath}`;
   process.stdout.write(
-    `Mock Animal Store API at ${mock.url}${values.dynamic ? ' (bodies generated from the schemas)' : ''}\n` +
-      `  curl -H 'Authorization: Bearer any' ${mock.url}/pets\n` +
-      `  curl -H 'Authorization: Bearer any' -H 'Prefer: code=429' ${mock.url}/pets\n` +
+    `Mock ${mock.title} at ${mock.url}${values.dynamic ? ' (bodies generated from the schemas)' : ''}\n` +
+      (tryIt
+        ? `  curl -H 'Authorization: Bearer any' ${tryIt}\n` + `  curl -H 'Authorization: Bearer any' -H 'Prefer: code=429' ${tryIt}\n`
+        : '') +
       'Press Ctrl+C to stop.\n',
   );
   const stop = () => {

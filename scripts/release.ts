@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { build } from 'esbuild';
+import { COMPRESSED_SUFFIX } from '../src/contract/reference-docs.js';
 import { parseCommandLine } from '../src/shared/command-line.js';
 import { PACKAGE_ROOT } from '../src/shared/package-root.js';
 
@@ -13,7 +14,7 @@ const HELP = `Usage: npm run release [-- --output DIR]
 Builds a self-contained production release of the Animal Store into release/ (or DIR), made
 from what is committed: the service and the keys CLI bundled with esbuild (ES modules; pg,
 ioredis and prom-client in chunks loaded only when configured), the contract (openapi.yaml and
-its parsed build/openapi.json), the rendered docs (build/docs/index.html), and a package.json
+its parsed build/openapi.json), the rendered docs (build/docs/index.html, and its .br and .gz), and a package.json
 whose dependencies are better-sqlite3 (a native module), Express and express-openapi-validator,
 installed there with npm (production dependencies only). Nothing of the development dependencies is needed to run it:
 
@@ -84,8 +85,10 @@ function copyContractAndDocs(out: string): void {
   cpSync(join(PACKAGE_ROOT, 'scripts', 'check-node.cjs'), join(out, 'scripts', 'check-node.cjs'));
   mkdirSync(join(out, 'build', 'docs'), { recursive: true });
   cpSync(join(PACKAGE_ROOT, 'build', 'openapi.json'), join(out, 'build', 'openapi.json'), { preserveTimestamps: true });
-  // Newer than the contract, so it is served as it is (there is no Redocly to render it again).
-  cpSync(join(PACKAGE_ROOT, 'build', 'docs', 'index.html'), join(out, 'build', 'docs', 'index.html'));
+  // Newer than the contract, so it is served as it is (there is no Redocly to render it again);
+  // its compressed copies after it, so that they are not older than the page.
+  for (const file of ['index.html', ...Object.values(COMPRESSED_SUFFIX).map((suffix) => `index.html${suffix}`)])
+    cpSync(join(PACKAGE_ROOT, 'build', 'docs', file), join(out, 'build', 'docs', file));
 }
 
 /** The release's package.json: the service's version and engines, and the dependencies it installs. */

@@ -21,8 +21,12 @@ export interface OperationInfo {
   headerParameters: string[];
   /** Names of the path parameters whose schema is an integer (`petId`). */
   integerPathParameters: string[];
+  /** Names of the query parameters whose schema is an integer (`limit`). */
+  integerQueryParameters: string[];
   /** Whether the operation takes a request body. */
   hasRequestBody: boolean;
+  /** Whether its request body is required. */
+  requiresBody: boolean;
 }
 
 /**
@@ -58,7 +62,9 @@ export function listOperations(doc: OpenApiDocument): OperationInfo[] {
         successor: typeof op['x-successor'] === 'string' ? op['x-successor'] : null,
         headerParameters: parameters.filter((p) => p.in === 'header').map((p) => p.name),
         integerPathParameters: parameters.filter((p) => p.in === 'path' && isInteger(p)).map((p) => p.name),
+        integerQueryParameters: parameters.filter((p) => p.in === 'query' && isInteger(p)).map((p) => p.name),
         hasRequestBody: op.requestBody !== undefined,
+        requiresBody: resolveRef<{ required?: boolean } | undefined>(doc, op.requestBody)?.required === true,
       });
     }
   }

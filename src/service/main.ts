@@ -3,6 +3,8 @@ import './runtime-check.js';
 import type { Server } from 'node:http';
 import { pino, type Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { loadSpec, resolveRef } from '../contract/load-spec.js';
+import { listOperations } from '../contract/operations.js';
 import { invokedAs } from '../shared/command-line.js';
 import { PACKAGE_ROOT } from '../shared/package-root.js';
 import { systemClock } from './clock.js';
@@ -68,6 +70,7 @@ async function main(): Promise<void> {
     port: config.port,
     host: config.host,
     timeouts: httpTimeoutsOf(config),
+    connections: { maxConnections: config.maxConnections, maxConnectionsPerAddress: config.maxConnectionsPerAddress },
     shutdownTimeoutMs: config.shutdownTimeoutMs,
     alsoClose: [() => clearInterval(purge), () => metricsServer?.close(), () => redis?.disconnect(), () => logger.info('stopped')],
   });
@@ -149,14 +152,36 @@ function announce(config: Config, logger: Logger, port: number, developmentKey: 
   const limits = config.redisUrl ? `limits in Redis (${config.redisKeyPrefix})` : 'limits in memory';
   logger.info({ port, store: where, limits, environment: config.environment }, 'listening');
   // Production writes JSON lines only (the line above says it all); people get a banner.
-  if (config.nodeEnv !== 'production') process.stdout.write(`Animal Store API (${config.environment}) at ${base}, ${where}, ${limits}\n`);
+  if (config.nodeEnv === 'production') return;
+  const doc = loadSpec();
+  process.stdout.write(`${doc.info.title} (${config.environment}) at ${base}, ${where}, ${limits}\n`);
   if (!developmentKey) return;
+  const auth = `-H 'Authorization: Bearer ${developmentKey}'`;
   process.stdout.write(
     `\nCreated a development key (Pro plan). It is shown once; keep it:\n  ${developmentKey}\n\n` +
-      `Try:\n  curl -H 'Authorization: Bearer ${developmentKey}' ${base}/pets\n` +
-      `  curl -H 'Authorization: Bearer ${developmentKey}' -H 'Content-Type: application/json' -d '{"name":"Rex","categoryId":3}' ${base}/pets\n` +
+      tryLines(doc, auth, base) +
       `More keys: ${invokedAs('npm run keys --').replace('server.js', 'keys.js')} create --plan free --name NAME\n\n`,
   );
+}
+
+/**
+ * Requests to try the service with, from the contract: its first GET without path parameters,
+ * and its first POST without them whose JSON body has an example, sent with that example.
+ */
+function tryLines(doc: ReturnType<typeof loadSpec>, auth: string, base: string): string {
+  const operations = listOperations(doc).filter((op) => !op.path.includes('{'));
+  const get = operations.find((op) => op.method === 'get');
+  const post = operations.find((op) => op.method === 'post');
+  type Body = { content?: Record<string, { examples?: Record<string, unknown> }> } | undefined;
+  const body = resolveRef<Body>(doc, post && (doc.paths[post.path]!.post as { requestBody?: unknown }).requestBody);
+  const [example] = Object.values(body?.content?.['application/json']?.examples ?? {}).map((e) => resolveRef<{ value?: unknown }>(doc, e));
+  const lines = [
+    ...(get ? [`  curl ${auth} ${base}${get.path}`] : []),
+    ...(post && example?.value !== undefined
+      ? [`  curl ${auth} -H 'Content-Type: application/json' -d '${JSON.stringify(example.value)}' ${base}${post.path}`]
+      : []),
+  ];
+  return lines.length === 0 ? '' : `Try:\n${lines.join('\n')}\n`;
 }
 
 main().catch((error: unknown) => {

@@ -48,14 +48,19 @@ export async function openLimitCounters(
     throw error;
   }
   let lastFallbackLog = 0;
-  const counters = redisCounters(redis, config.redisKeyPrefix, () => {
-    metrics.redisFallback();
-    // A slow Redis fails commands without an error event: say so, now and then.
-    if (Date.now() - lastFallbackLog > FALLBACK_LOG_INTERVAL_MS) {
-      lastFallbackLog = Date.now();
-      logger.warn('a Redis command failed or timed out: counting this request in memory');
-    }
-  });
+  const counters = redisCounters(
+    redis,
+    config.redisKeyPrefix,
+    () => {
+      metrics.redisFallback();
+      // A slow Redis fails commands without an error event: say so, now and then.
+      if (Date.now() - lastFallbackLog > FALLBACK_LOG_INTERVAL_MS) {
+        lastFallbackLog = Date.now();
+        logger.warn('a Redis command failed or timed out: counting this request in memory');
+      }
+    },
+    config.limiterMaxEntries,
+  );
   return { counters, redis };
 }
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { SETTINGS } from './config/settings.js';
 import { anonymousRateLimitHeaders, createApp, type AppDependencies } from './http/app.js';
-import { createHttpServer, type HttpTimeouts } from './http/http-server.js';
+import { createHttpServer, type ConnectionLimits, type HttpTimeouts } from './http/http-server.js';
 
 /** What {@link startService} needs: the app's dependencies and where to listen. */
 export interface ServiceOptions extends AppDependencies {
@@ -11,6 +11,8 @@ export interface ServiceOptions extends AppDependencies {
   host: string;
   /** The HTTP server's timeouts. @default those of HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS and KEEP_ALIVE_TIMEOUT_MS */
   timeouts?: Partial<HttpTimeouts>;
+  /** The caps on connections. @default those of MAX_CONNECTIONS and MAX_CONNECTIONS_PER_ADDRESS */
+  connections?: Partial<ConnectionLimits>;
   /** How long a stop waits for in-flight requests before it closes their connections. @default SHUTDOWN_TIMEOUT_MS's default */
   shutdownTimeoutMs?: number;
   /**
@@ -44,15 +46,30 @@ const HTTP_TIMEOUTS: HttpTimeouts = {
   keepAliveTimeoutMs: SETTINGS.keepAliveTimeoutMs.default,
 };
 
+/** The caps of a service given none: the defaults of MAX_CONNECTIONS and MAX_CONNECTIONS_PER_ADDRESS. */
+const CONNECTION_LIMITS: ConnectionLimits = {
+  maxConnections: SETTINGS.maxConnections.default,
+  maxConnectionsPerAddress: SETTINGS.maxConnectionsPerAddress.default,
+};
+
 /**
  * The one way the service starts and stops, whoever starts it: `npm start` and the release
  * (src/service/main.ts), the sandbox (scripts/sandbox.ts) and the tests (test/support/test-server.ts).
  * Builds the app, listens, and returns the running service with its graceful stop.
  */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
-  const { port, host, timeouts, shutdownTimeoutMs = SETTINGS.shutdownTimeoutMs.default, alsoClose = [], ...dependencies } = options;
+  const {
+    port,
+    host,
+    timeouts,
+    connections,
+    shutdownTimeoutMs = SETTINGS.shutdownTimeoutMs.default,
+    alsoClose = [],
+    ...dependencies
+  } = options;
   const server = createHttpServer(createApp(dependencies), {
     timeouts: { ...HTTP_TIMEOUTS, ...timeouts },
+    connections: { ...CONNECTION_LIMITS, ...connections },
     rateLimitHeadersFor: anonymousRateLimitHeaders(dependencies),
     corsOrigins: dependencies.corsOrigins,
     logger: dependencies.logger,

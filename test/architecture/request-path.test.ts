@@ -1,4 +1,4 @@
-// The README's "Where a request goes" is the map a newcomer reads first: it must name the steps
+// docs/architecture.md's "Where a request goes" is the map a newcomer reads first: it must name the steps
 // createApp gives Express, in the order it gives them, each with the file it lives in.
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -9,17 +9,17 @@ import { requestSteps } from './request-steps.js';
 const APP = 'src/service/http/app.ts';
 
 /**
- * The steps the README lists under `app.ts` in its "Where a request goes" block: each line
+ * The steps docs/architecture.md lists under `app.ts` in its "Where a request goes" block: each line
  * indented by two spaces starts with the file (relative to app.ts's folder) and the name app.ts
  * uses; lines indented further say where a step leads.
  */
 function readmeSteps(readme: string): string[] {
-  const section = readme.split(/^### Where a request goes$/m)[1];
+  const section = readme.split(/^## Where a request goes$/m)[1];
   const block = section?.split('```')[1];
-  if (!block) throw new Error('README.md has no code block under "### Where a request goes"');
+  if (!block) throw new Error('docs/architecture.md has no code block under "## Where a request goes"');
   const lines = block.split('\n');
   const appLine = lines.findIndex((line) => line.split(/\s+/)[0] === APP);
-  if (appLine < 0) throw new Error(`the request path in README.md has no line for ${APP}`);
+  if (appLine < 0) throw new Error(`the request path in docs/architecture.md has no line for ${APP}`);
   const steps: string[] = [];
   for (const line of lines.slice(appLine + 1)) {
     if (line.startsWith('    ')) continue; // what a step leads to (a handler, the store), not a step of app.ts
@@ -30,10 +30,10 @@ function readmeSteps(readme: string): string[] {
   return steps;
 }
 
-describe("the README's request path", () => {
+describe('the request path of docs/architecture.md', () => {
   it(`lists the steps createApp (${APP}) runs, in its order, each with its file`, () => {
     const fromApp = requestSteps(ROOT, APP).map((s) => `${s.file} ${s.name}`);
     expect(fromApp.length).toBeGreaterThan(10);
-    expect(readmeSteps(readFileSync(join(ROOT, 'README.md'), 'utf8'))).toEqual(fromApp);
+    expect(readmeSteps(readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8'))).toEqual(fromApp);
   });
 });

@@ -12,8 +12,9 @@ export interface RequestStep {
 
 /**
  * The steps `createApp` in `appPath` gives Express, in the order it gives them: every argument of
- * `app.use(...)` and `app.<method>(path, ...)`, every element of `pipeline([...])`, and every
- * function called with `app` itself (one that mounts routes of its own). Each is traced to the
+ * `app.use(...)` but a path, every argument after the path of `app.<method>(path, ...)` and
+ * `app[method](path, ...)` (spread or not), and every function called with `app` itself (one that
+ * mounts routes of its own). Each is traced to the
  * module it comes from: an import directly, or a local constant through the call that made it
  * (`const healthLimit = limitPublic(...)` is rate-limit.ts's `limitPublic`).
  */
@@ -41,14 +42,10 @@ export function requestSteps(root: string, appPath: string): RequestStep[] {
   };
   const step = (argument: ts.Expression) => {
     if (ts.isStringLiteral(argument)) return;
-    if (ts.isCallExpression(argument) && ts.isIdentifier(argument.expression) && argument.expression.text === 'pipeline') {
-      const list = argument.arguments[0];
-      if (!list || !ts.isArrayLiteralExpression(list)) throw new Error('pipeline(...) takes one array literal of steps');
-      for (const element of list.elements) steps.push(origin(element));
-      return;
-    }
-    steps.push(origin(argument));
+    steps.push(origin(ts.isSpreadElement(argument) ? argument.expression : argument));
   };
+  const isApp = (callee: ts.Expression): callee is ts.PropertyAccessExpression | ts.ElementAccessExpression =>
+    (ts.isPropertyAccessExpression(callee) || ts.isElementAccessExpression(callee)) && callee.expression.getText() === 'app';
   const visit = (node: ts.Node) => {
     if (ts.isVariableDeclaration(node) && node.initializer) {
       if (ts.isIdentifier(node.name)) locals.set(node.name.text, node.initializer);
@@ -56,13 +53,11 @@ export function requestSteps(root: string, appPath: string): RequestStep[] {
     }
     if (ts.isCallExpression(node)) {
       const callee = node.expression;
-      if (
-        ts.isPropertyAccessExpression(callee) &&
-        callee.expression.getText() === 'app' &&
-        callee.name.text !== 'set' &&
-        callee.name.text !== 'disable'
-      ) {
-        for (const argument of node.arguments) step(argument);
+      if (isApp(callee)) {
+        const name = ts.isPropertyAccessExpression(callee) ? callee.name.text : undefined;
+        if (name === 'set' || name === 'disable') return;
+        // A route method's first argument is its path.
+        for (const argument of name === 'use' ? node.arguments : node.arguments.slice(1)) step(argument);
         return;
       }
       if (node.arguments.some((a) => ts.isIdentifier(a) && a.text === 'app')) {

@@ -29,6 +29,11 @@ export interface ContractCase {
    * 429): a validating proxy that refuses invalid requests itself forwards all of them.
    */
   validRequestsOnly?: true;
+  /**
+   * Set when Prism's proxy routes the request to another operation than the service does, so
+   * that it cannot judge the answer (it takes `/pets/` for `/pets/{petId}` with an empty id).
+   */
+  prismRoutesElsewhere?: true;
   run(target: ContractTarget, checker: ContractChecker): Promise<void>;
 }
 
@@ -280,6 +285,14 @@ export const contractCases: ContractCase[] = [
     async run(target, checker) {
       const seen = await rawRequest(target, '/owners', { headers: await target.headersFor('authorized') });
       expectConforms(checker, null, 'GET /owners', seen, 404, errorFacts(seen, 'not_found'));
+    },
+  },
+  {
+    name: 'a contract path with a trailing slash is 404 with the Error body: the contract has no such path',
+    prismRoutesElsewhere: true,
+    async run(target, checker) {
+      const seen = await rawRequest(target, '/pets/', { headers: await target.headersFor('authorized') });
+      expectConforms(checker, null, 'GET /pets/', seen, 404, errorFacts(seen, 'not_found'));
     },
   },
   {

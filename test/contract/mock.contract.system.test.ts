@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operationInputs, responseProblems, unfitFields } from '../../lint/response-examples.js';
+import { operationInputs, responseProblems, unfitFields } from '../../src/contract/response-examples.js';
 import type { MockServer } from '../../src/toolkit/mock/mock-server.js';
 import { loadSpec, resolveRef } from '../../src/contract/load-spec.js';
 import { listOperations } from '../../src/contract/operations.js';
@@ -19,7 +19,7 @@ defineContractSuite('the Prism mock (npm run mock)', () => mockTarget(mock.url))
 // Every status of every operation, as a frontend developer asks for it (`Prefer: code=429`, no
 // example named): the answer keeps the contract, agrees with itself as the lint rule
 // animal-store/response-examples-consistent asks of every example (its own checks, from
-// lint/response-examples.js), and a 400 names only inputs the operation has.
+// src/contract/response-examples.ts), and a 400 names only inputs the operation has.
 describe('the mock answers Prefer: code=N as the lint rule expects, for every operation of the contract', () => {
   const doc = loadSpec();
   const checker = new ContractChecker(doc);

@@ -8,11 +8,11 @@ import { RepositoryCopy, type Outcome } from './repository-copy.js';
 /**
  * The API designer's loop, run as a designer would on a clone: edit openapi.yaml, `npm run
  * generate`, `npm run check`, `npm run check:breaking`, the tests. Four scripted edits on a
- * throw-away copy of this repository, each with the outcome the README promises:
+ * throw-away copy of this repository, each with the outcome docs/designers.md promises:
  * (a) an optional field added: everything green and the field round-trips; (b) a required field
- * no store keeps: the gate names it; (c) an operation added: only its stub's signal, then green
- * once its handler is written; (d) a field removed: check:breaking fails until the major is
- * raised. Slow (minutes): `npm run test:designer`, and `.ci/run` runs it.
+ * no store keeps: the gate names it; (c) an operation that writes added: only its stub's signal,
+ * then green once its handler, one store method and its test are written, on both stores; (d) a
+ * field removed: check:breaking fails until the major is raised. Slow (minutes): `npm run test:designer`, and `.ci/run` runs it.
  */
 let copy: RepositoryCopy;
 const MINUTES = 60_000;
@@ -130,7 +130,7 @@ describe('the designer loop on a copy of the repository', () => {
   );
 
   it(
-    '(c) an operation added: check stays green, only the stub\'s "not implemented" fails and names the file to write; green once it is written',
+    '(c) an operation that writes added: check stays green, only the stub\'s "not implemented" fails and names the file to write; green once its handler, one store method and its test are written, and the animal is gone on both stores',
     async () => {
       copy.editContract((contract) => {
         contract.setIn(['paths', '/pets/{petId}', 'delete'], DELETE_PET);
@@ -156,9 +156,26 @@ describe('the designer loop on a copy of the repository', () => {
         expect(failure.messages.join('\n'), failure.name).toMatch(/deletePet is not implemented/);
         expect(failure.messages.join('\n'), failure.name).toContain('src/service/http/handlers/deletePet.ts');
       }
+      // What the designer writes: the handler, one store method and its test in the store suite.
       copy.write('src/service/http/handlers/deletePet.ts', DELETE_PET_HANDLER);
+      copy.edit('src/service/store/sql-store.ts', (text) => text.replace('  async insertKey(', `${DELETE_PET_METHOD}\n  async insertKey(`));
+      copy.edit('test/store/store-suite.ts', (text) =>
+        text.replace("    it(\n      'answers ping',", `${DELETE_PET_STORE_TEST}    it(\n      'answers ping',`),
+      );
+      expect(await copy.changedFiles()).toEqual(
+        [
+          'openapi.yaml',
+          // written by npm run generate
+          ...GENERATED,
+          'src/service/http/handlers/deletePet.ts',
+          'src/service/store/sql-store.ts',
+          'test/store/store-suite.ts',
+        ].sort(),
+      );
+      // The loop's own check, through the typed client on both stores.
+      copy.write('test/delete-pet.test.ts', readFileSync(join(ROOT, 'test/designer/scenarios/delete-pet.test.ts'), 'utf8'));
       succeeds(await copy.npm('check'));
-      const after = await vitest(files);
+      const after = await vitest([...files, 'test/store', 'test/delete-pet.test.ts']);
       expect(after.failures, show(after.outcome)).toEqual([]);
       succeeds(after.outcome);
     },
@@ -196,13 +213,40 @@ const PET_NOT_FOUND = {
   },
 };
 
-/** The handler the designer then writes (the scenario is about the loop, not about deleting). */
+/** The files `npm run generate` writes for the new operation. */
+const GENERATED = ['generated/handlers.ts', 'generated/openapi.ts', 'packages/client/src/generated/openapi.ts'];
+
+/** The handler the designer then writes: it deletes through the store. */
 const DELETE_PET_HANDLER = `import { NotFoundError } from '../errors/not-found-error.js';
 import type { Handler } from '../handler-types.js';
 
-/** DELETE /pets/{petId}: 404 when no animal has this id, else 204. */
+/** DELETE /pets/{petId}: 204 once the animal is removed, 404 when no animal has this id. */
 export const deletePet: Handler<'deletePet'> = async ({ path }, { store }) => {
-  if (!(await store.getPet(path.petId))) throw new NotFoundError(\`Pet \${path.petId} not found.\`);
+  if (!(await store.deletePet(path.petId))) throw new NotFoundError(\`Pet \${path.petId} not found.\`);
   return { status: 204 };
 };
+`;
+
+/** The store method, written once for both engines (src/service/store/sql-store.ts): no cache to clear. */
+const DELETE_PET_METHOD = `  /** Removes an animal; returns whether there was one. */
+  async deletePet(id: number): Promise<boolean> {
+    const result = await this.db.deleteFrom('pets').where('id', '=', id).executeTakeFirst();
+    return result.numDeletedRows > 0n;
+  }
+`;
+
+/** Its test in the store suite (test/store/store-suite.ts), which runs on SQLite and PostgreSQL. */
+const DELETE_PET_STORE_TEST = `    it(
+      'deletes an animal once: it is listed and found no more',
+      withStore(async (store) => {
+        const rex = await store.createPet({ name: 'Rex', categoryId: 1, status: 'available' });
+        const tom = await store.createPet({ name: 'Tom', categoryId: 1, status: 'available' });
+        expect(await store.listPets({ limit: 10 })).toEqual([rex, tom]);
+        expect(await store.deletePet(rex.id)).toBe(true);
+        expect(await store.deletePet(rex.id)).toBe(false);
+        expect(await store.getPet(rex.id)).toBeUndefined();
+        expect(await store.listPets({ limit: 10 })).toEqual([tom]);
+      }),
+    );
+
 `;

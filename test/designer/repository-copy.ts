@@ -79,6 +79,25 @@ export class RepositoryCopy {
     writeFileSync(join(this.dir, file), text);
   }
 
+  /** Rewrites a file of the copy with `change`, which must change it. */
+  edit(file: string, change: (text: string) => string): void {
+    const path = join(this.dir, file);
+    const before = readFileSync(path, 'utf8');
+    const after = change(before);
+    if (after === before) throw new Error(`the edit of ${file} changed nothing: its anchor moved`);
+    writeFileSync(path, after);
+  }
+
+  /** The files changed, added or removed since the copy was made, by path. */
+  async changedFiles(): Promise<string[]> {
+    const status = await this.git('status', '--porcelain', '--untracked-files=all');
+    return status.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.slice(3))
+      .sort();
+  }
+
   remove(): void {
     rmSync(this.dir, { recursive: true, force: true });
   }

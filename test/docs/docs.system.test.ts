@@ -1,7 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserTestsEnabled, launchChromium } from '../support/chromium.js';
 import { checkReferencePage } from '../support/reference-page.js';
@@ -25,6 +26,19 @@ describe('npm run docs', () => {
     expect(html).not.toMatch(/<script[^>]+src=["']?(https?:)?\/\//i);
     expect(html).not.toMatch(/<link[^>]+rel=["']?stylesheet[^>]+href=["']?(https?:)?\/\//i);
     expect(html).not.toMatch(/@import\s+url\(["']?(https?:)?\/\//i);
+  });
+
+  it('writes the page compressed beside it, br and gzip, for the server to send as they are', () => {
+    const page = readFileSync(output);
+    for (const [suffix, decompress] of [
+      ['.br', brotliDecompressSync],
+      ['.gz', gunzipSync],
+    ] as const) {
+      const compressed = readFileSync(`${output}${suffix}`);
+      expect(compressed.length, suffix).toBeLessThan(page.length / 3);
+      expect(decompress(compressed).equals(page), suffix).toBe(true);
+      expect(statSync(`${output}${suffix}`).mtimeMs, suffix).toBeGreaterThanOrEqual(statSync(output).mtimeMs);
+    }
   });
 
   it.skipIf(!browserTestsEnabled)(

@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadSpec } from '../../src/contract/load-spec.js';
@@ -40,7 +44,7 @@ describe('the contract served by the service', () => {
     expect(html).not.toMatch(/<script[^>]+src=["']?(https?:)?\/\//i);
   }, 60_000);
 
-  // Issue 13, finding 5: 2.6 MB uncompressed, without limit; one client could crowd out others.
+  // The page is 2.6 MB uncompressed, without limit; one client could crowd out others.
   it.each([
     ['br', 'br'],
     ['gzip', 'gzip'],
@@ -59,6 +63,30 @@ describe('the contract served by the service', () => {
     },
     60_000,
   );
+
+  it('sends the compressed copies written beside the page as they are, and compresses no page itself', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'animal-store-docs-'));
+    const page = join(dir, 'index.html');
+    const html = Buffer.from(`<!doctype html><title>Animal Store</title>${'<p>Rex</p>'.repeat(500)}`);
+    writeFileSync(page, html);
+    // Not what the server would make of the page: were it compressing the page itself, it would send other bytes.
+    const written = { br: brotliCompressSync(html, { params: { [zlib.BROTLI_PARAM_QUALITY]: 1 } }), gzip: gzipSync(html, { level: 1 }) };
+    writeFileSync(`${page}.br`, written.br);
+    writeFileSync(`${page}.gz`, written.gzip);
+    const own = await startTestServer({ docsPath: page });
+    try {
+      for (const encoding of ['br', 'gzip'] as const) {
+        const { status, headers, body } = await rawGet(`${own.origin}/docs`, { 'Accept-Encoding': encoding });
+        expect(status, encoding).toBe(200);
+        expect(headers['content-encoding'], encoding).toBe(encoding);
+        expect(body.equals(written[encoding]), encoding).toBe(true);
+      }
+      expect((await rawGet(`${own.origin}/docs`, {})).body.equals(html)).toBe(true);
+    } finally {
+      await own.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it.skipIf(!browserTestsEnabled)(
     'shows the operations, the plans and the deprecation of getPet in Chromium',
@@ -79,12 +107,15 @@ describe('the contract served by the service', () => {
 function rawGet(
   url: string,
   headers: Record<string, string>,
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; bytes: number }> {
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; bytes: number; body: Buffer }> {
   return new Promise((resolve, reject) => {
     request(url, { headers }, (res) => {
-      let bytes = 0;
-      res.on('data', (chunk: Buffer) => (bytes += chunk.length));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, bytes }));
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const body = Buffer.concat(chunks);
+        resolve({ status: res.statusCode!, headers: res.headers, bytes: body.length, body });
+      });
     })
       .on('error', reject)
       .end();

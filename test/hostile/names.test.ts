@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSpec } from '../../src/contract/load-spec.js';
 import { PET_NAME_MAX_LENGTH } from '../../src/service/http/pet-name.js';
+import { hasUnsafeCharacter, isInvisible } from '../../src/shared/visible-text.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 // Names as the contract defines them (PetName): what is refused and how cheaply, and the one
@@ -28,8 +29,8 @@ interface ErrorBody {
 }
 
 describe('POST /v1/pets with a name longer than PetName allows', () => {
-  // Issue 13, finding 1: the pattern ran on a 16 KiB name after maxLength had refused it, in
-  // quadratic time (~0.6 s). Now the pattern is linear (lint proves it) and does not run at all
+  // Without the length guard, the pattern would run on a 16 KiB name after maxLength refused it
+  // (the pattern of 1.0.0 took ~0.6 s, quadratic). The pattern is linear (lint proves it) and does not run at all
   // on a name that is too long: the only detail is the length.
   it.each([
     ['an unpaired surrogate', '\\ud800'],
@@ -53,7 +54,7 @@ describe('POST /v1/pets with a name longer than PetName allows', () => {
 });
 
 describe('names in Unicode Normalization Form C', () => {
-  // Issue 13, finding 8: "Café" in NFC and in NFD were stored as two different names.
+  // "Café" in NFC and in NFD must not be stored as two different names.
   it('stores "Café" typed with e + U+0301 as the precomposed é, and answers it so', async () => {
     const nfd = 'Cafe\u0301';
     const { data, response } = await server.client(key).POST('/pets', { body: { name: nfd, categoryId: 3 } });
@@ -75,5 +76,28 @@ describe('names in Unicode Normalization Form C', () => {
   it('takes its length limit from the contract', () => {
     const schemas = loadSpec().components!.schemas as Record<string, { maxLength?: number }>;
     expect(schemas.PetName!.maxLength).toBe(PET_NAME_MAX_LENGTH);
+  });
+});
+
+describe('names of invisible characters only', () => {
+  it("PetName's pattern and the service agree on every character up to U+FFFF", () => {
+    const schemas = loadSpec().components!.schemas as Record<string, { pattern: string }>;
+    const pattern = new RegExp(schemas.PetName!.pattern, 'u');
+    const disagree: string[] = [];
+    for (let c = 0; c <= 0xffff; c++) {
+      const name = String.fromCharCode(c);
+      if (pattern.test(name) !== !(hasUnsafeCharacter(name) || isInvisible(name))) disagree.push(`U+${c.toString(16).toUpperCase()}`);
+    }
+    expect(disagree).toEqual([]);
+  });
+
+  it('refuses those above U+FFFF, which the pattern takes, and keeps a name they are part of', async () => {
+    const tags = '\u{E0052}\u{E0065}\u{E0078}';
+    const refused = await post(JSON.stringify({ name: ` ${tags}\u{1D173}`, categoryId: 3 }));
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as ErrorBody).details).toEqual([{ field: 'body.name', message: expect.stringMatching(/invisible/) }]);
+    const kept = await server.client(key).POST('/pets', { body: { name: `Rex${tags}`, categoryId: 3 } });
+    expect(kept.response.status).toBe(201);
+    expect(kept.data!.name).toBe(`Rex${tags}`);
   });
 });

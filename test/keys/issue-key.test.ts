@@ -36,6 +36,12 @@ describe('issueKey', () => {
       "a key's limit per minute (10) cannot be larger than its limit per day (5)",
     ],
     ['limits on a fixed plan', { name: 'small', plan: 'pro', perDay: 5 }, 'limits_not_allowed', "the pro plan's are fixed"],
+    ['a newline in the name', { name: 'Eve\nkey_1 Mallory', plan: 'free' }, 'name_characters', 'control characters'],
+    ['ESC, OSC and BEL in the name', { name: 'Eve\u001b]0;pwned\u0007', plan: 'free' }, 'name_characters', 'control characters'],
+    ['a carriage return in the name', { name: 'Eve\rAlice', plan: 'free' }, 'name_characters', 'control characters'],
+    ['a C1 control (CSI) in the name', { name: 'Eve\u009b2J', plan: 'free' }, 'name_characters', 'control characters'],
+    ['a name of tags only', { name: '\u{E0041}\u{E0042}', plan: 'free' }, 'name_characters', 'only invisible ones'],
+    ['a name of Braille blanks only', { name: '\u2800\u2800', plan: 'free' }, 'name_characters', 'only invisible ones'],
   ] as const)('refuses %s with a KeyRequestError about the key', async (_label, request, problem, message) => {
     const error = await refusal({ environment: 'production', ...request });
     expect(error.problem).toBe(problem);

@@ -85,6 +85,37 @@ describe('npm run keys', () => {
     expect(result.stderr).toContain(message);
   });
 
+  it('refuses control characters in a name, and shows those of a name stored before escaped', async () => {
+    const refused = await keys('create', '--plan', 'free', '--name', 'Eve\nkey_000000000000  Mallory');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--name may not hold control characters');
+    // A name written by an older release, or into the database by hand.
+    const forged = 'Eve\u001b]0;pwned\u0007\r\nkey_000000000000  Mallory\u009b2J';
+    await server.store.insertKey({
+      id: 'key_0123456789ab',
+      name: forged,
+      plan: 'free',
+      perMinute: null,
+      perDay: null,
+      environment: 'production',
+      hash: 'f'.repeat(64),
+      displayPrefix: 'as_prod_0000',
+      createdAt: new Date().toISOString(),
+      revokedAt: null,
+    });
+    const shown = 'Eve\\u001b]0;pwned\\u0007\\u000d\\u000akey_000000000000  Mallory\\u009b2J';
+    for (const args of [['list'], ['list', '--json'], ['revoke', 'key_0123456789ab']]) {
+      const { stdout } = await keys(...args);
+      // Line ends are the CLI's own; no other control character reaches the terminal.
+      expect(stdout.replaceAll('\n', ''), args.join(' ')).not.toMatch(/\p{Cc}/u);
+      const lines = stdout.split('\n').filter((line) => line.includes('Mallory'));
+      expect(lines, args.join(' ')).toHaveLength(1);
+      // JSON keeps its own escapes (\r, \n) and the value it had.
+      if (args[1] === '--json') expect((JSON.parse(lines[0]!) as { name: string }).name).toBe(forged);
+      else expect(lines[0], args.join(' ')).toContain(shown);
+    }
+  });
+
   it('says so when revoking an unknown id', async () => {
     const result = await keys('revoke', 'key_nope');
     expect(result.code).toBe(1);

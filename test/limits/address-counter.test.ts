@@ -1,15 +1,48 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AddressCounter } from '../../src/service/limits/address-counter.js';
 
-// The counters of client addresses: the same answers as the memory counter of API keys
-// (memory-counters.test.ts), in a table of fixed size whatever the number of addresses (issue 13,
-// finding 4).
+// The counters of client addresses: they count and expire as rate-limiter-flexible's do (which
+// keep API keys' windows), without a promise, in a table of fixed size whatever the number of
+// addresses.
 describe('AddressCounter', () => {
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(new Date('2026-06-01T00:00:00Z'));
   });
   afterEach(() => vi.useRealTimers());
+
+  it('counts per key, at once', () => {
+    const counter = new AddressCounter(60, 1000);
+    expect(counter.consume('a').consumedPoints).toBe(1);
+    expect(counter.consume('a').consumedPoints).toBe(2);
+    expect(counter.consume('a', 3).consumedPoints).toBe(5);
+    expect(counter.consume('b').consumedPoints).toBe(1);
+    expect(counter.get('a')?.consumedPoints).toBe(5);
+    expect(counter.get('c')).toBeNull();
+  });
+
+  it('forgets a key after its duration, or the custom duration it was created with', () => {
+    const counter = new AddressCounter(60, 1000);
+    counter.consume('minute');
+    counter.consume('short', 1, { customDuration: 5 });
+    vi.advanceTimersByTime(5_000);
+    expect(counter.get('short')).toBeNull();
+    expect(counter.get('minute')?.consumedPoints).toBe(1);
+    vi.advanceTimersByTime(55_000);
+    expect(counter.get('minute')).toBeNull();
+    expect(counter.consume('minute').consumedPoints).toBe(1);
+  });
+
+  it('sets and deletes values with their own lifetime', () => {
+    const counter = new AddressCounter(86_400, 1000);
+    counter.set('ban', 1_780_000_000, 600);
+    expect(counter.get('ban')?.consumedPoints).toBe(1_780_000_000);
+    vi.advanceTimersByTime(600_000);
+    expect(counter.get('ban')).toBeNull();
+    counter.set('ban', 1, 600);
+    counter.delete('ban');
+    expect(counter.get('ban')).toBeNull();
+  });
 
   it('holds at most its capacity whatever the number of addresses, keeping the newest', () => {
     const counter = new AddressCounter(86_400, 1000);

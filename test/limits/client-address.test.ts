@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { addressSubject, canonicalAddress } from '../../src/service/limits/client-address.js';
 
-// Issue 13, finding 4: subjects are canonical addresses, never the raw text a client sent.
+// Subjects are canonical addresses, never the raw text a client sent.
 describe('canonicalAddress', () => {
   it.each([
     ['1.2.3.4', '1.2.3.4'],

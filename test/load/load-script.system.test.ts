@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { run } from '../support/run.js';
 
-/** A short run of `npm run load` (the minute-long run is for people, see the README). */
+/** A short run of `npm run load` (the minute-long run is for people, see docs/operators.md). */
 describe('npm run load', () => {
   it('drives keys past their limits and reports accepted within them, no 5xx, and the server memory', async () => {
     const { code, stdout, stderr } = await run(process.execPath, [

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/shared/free-port.js';
-import { responseProblems, type ExampleObject } from '../../lint/response-examples.js';
+import { responseProblems, type ExampleObject } from '../../src/contract/response-examples.js';
 import { startMockServer, type MockServer } from '../../src/toolkit/mock/mock-server.js';
 import { loadSpec, resolveRef } from '../../src/contract/load-spec.js';
 import { basePathOf, deprecationHeaders, listOperations, type OperationInfo } from '../../src/contract/operations.js';

@@ -6,7 +6,7 @@ import { ROOT, run } from '../support/run.js';
 import { startServiceProcess } from '../../scripts/support/server-process.js';
 import { keyInFile } from '../support/key-in-file.js';
 
-// Issue 14: with better-sqlite3 12 on Node 24.19+, the service aborted at start 7 times out of 8
+// With better-sqlite3 12 on Node 24.19+, the service aborted at start 7 times out of 8
 // on one core (`Assertion failed: (env) != nullptr`, a Statement finalized by the garbage
 // collector outside a JavaScript context). The embedded store must never abort the process:
 // 20 starts and stops of the compiled service on one core, and 20 runs of a process that

@@ -7,7 +7,7 @@ import { SqliteStore } from '../../src/service/store/sqlite/sqlite-store.js';
 import { freePort } from '../../src/shared/free-port.js';
 import { startServiceProcess } from '../../scripts/support/server-process.js';
 
-// Prometheus metrics on their own port (issue 15, point 4), scraped after real traffic.
+// Prometheus metrics on their own port, scraped after real traffic.
 
 const dir = mkdtempSync(join(tmpdir(), 'animal-store-metrics-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

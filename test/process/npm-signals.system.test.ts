@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, run } from '../support/run.js';
 
 // Supervisors and Docker signal the process they started: for `npm start` and `npm run serve`
-// that is npm, whose shell must not leave the service running behind it (issue 15, point 3).
+// that is npm, whose shell must not leave the service running behind it.
 
 const dir = mkdtempSync(join(tmpdir(), 'animal-store-npm-signals-'));
 beforeAll(async () => {

@@ -15,9 +15,9 @@ import {
   TEST_REDIS_URL,
   urlWithNewSchema,
 } from '../support/services.js';
-import { startTcpProxy } from '../support/tcp-proxy.js';
+import { startTcpProxy } from '../../scripts/support/tcp-proxy.js';
 
-// Start-up as an operator meets it (issue 15, point 5): production writes JSON lines only; a
+// Start-up as an operator meets it: production writes JSON lines only; a
 // PostgreSQL or Redis that is not up yet is waited for, then given up with one line and exit 1.
 
 const dir = mkdtempSync(join(tmpdir(), 'animal-store-startup-'));

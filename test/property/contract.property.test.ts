@@ -34,14 +34,22 @@ describe.each(engines)('on %s', (engine) => {
   });
 
   describe.each(operations)('%s, generated from openapi.yaml', (operationId) => {
-    it(`answers ${RUNS} valid requests inside the contract and refuses none`, async () => {
-      await harness.check(harness.arbitraries.get(operationId)!.valid, RUNS);
+    /** The operation's arbitraries; an operation with a schema the generator makes no value for is skipped, with its note. */
+    const arbitraries = (skip: (note: string) => never) => {
+      const arbitraries = harness.arbitraries.get(operationId)!;
+      if (arbitraries.unsupported === undefined) return arbitraries;
+      console.warn(arbitraries.unsupported);
+      return skip(arbitraries.unsupported);
+    };
+
+    it(`answers ${RUNS} valid requests inside the contract and refuses none`, async ({ skip }) => {
+      await harness.check(arbitraries(skip).valid, RUNS);
     }, 120_000);
 
     // Registered on SQLite only (not skipped elsewhere): the store plays no part in a refusal.
     if (engine === 'sqlite')
-      it(`refuses ${RUNS} invalid requests as the contract says`, async () => {
-        await harness.check(harness.arbitraries.get(operationId)!.invalid, RUNS);
+      it(`refuses ${RUNS} invalid requests as the contract says`, async ({ skip }) => {
+        await harness.check(arbitraries(skip).invalid, RUNS);
       }, 120_000);
   });
 });

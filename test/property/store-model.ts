@@ -39,9 +39,9 @@ export class StoreModel {
   private readonly idempotency = new Map<string, { fingerprint: string; status: number; text: string }>();
 
   constructor(doc: OpenApiDocument) {
-    const { sent } = createPetBodies(doc);
+    const sent = createPetBodies(doc)?.sent;
     this.defaults = Object.fromEntries(
-      Object.entries(sent.properties).flatMap(([field, schema]) => (schema.default === undefined ? [] : [[field, schema.default]])),
+      Object.entries(sent?.properties ?? {}).flatMap(([field, schema]) => (schema.default === undefined ? [] : [[field, schema.default]])),
     );
   }
 

@@ -14,7 +14,7 @@ describe('npm run sandbox', () => {
     ]);
   });
 
-  it("answers the README's example calls as printed, and deletes its store on Ctrl+C", async () => {
+  it('answers the example calls it prints, and deletes its store on Ctrl+C', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', `${ROOT}scripts/sandbox.ts`, '--port', '0'], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,6 +5,7 @@ import { corsOriginsOf, loadConfig } from '../../src/service/config/load-config.
 import { LOCAL_ORIGINS, originAllowed, parseAllowedOrigin } from '../../src/service/allowed-origins.js';
 import { CORS_EXPOSED_HEADERS } from '../../src/service/http/middleware/cors.js';
 import { loadSpec } from '../../src/contract/load-spec.js';
+import { allowAt } from '../support/contract-methods.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 const APP = 'http://localhost:5173';
@@ -84,7 +85,9 @@ describe('CORS', () => {
     expect(exposed.sort()).toEqual(CORS_EXPOSED_HEADERS.map((h) => h.toLowerCase()).sort());
   });
 
-  it('gives other origins no CORS header, and leaves non-preflight OPTIONS to the contract (405)', async () => {
+  it("answers other origins' preflights 405 without a CORS header, before the key and the limits", async () => {
+    const remaining = async () => Number((await fetch(`${server.baseUrl}/pets`)).headers.get('X-RateLimit-Remaining'));
+    const before = await remaining();
     for (const origin of [
       'https://evil.example',
       'http://localhost:80.evil.example',
@@ -94,8 +97,17 @@ describe('CORS', () => {
     ]) {
       const response = await preflight(server, origin);
       expect(response.headers.get('Access-Control-Allow-Origin'), origin).toBeNull();
-      expect(response.status, origin).not.toBe(204);
+      expect(response.status, origin).toBe(405);
+      expect(response.headers.get('Allow'), origin).toBe(allowAt('/pets'));
+      expect(response.headers.get('X-RateLimit-Limit'), origin).toBeNull();
     }
+    // With CORS off, every origin is another one.
+    expect((await preflight(closed, APP)).status).toBe(405);
+    // The preflights used none of the address's allowance.
+    expect(await remaining()).toBe(before - 1);
+  });
+
+  it('leaves an OPTIONS that is not a preflight to the contract (405 with a key)', async () => {
     const key = await server.newKey('free');
     const options = await fetch(`${server.baseUrl}/pets`, { method: 'OPTIONS', headers: { Origin: APP, Authorization: `Bearer ${key}` } });
     expect(options.status).toBe(405);

@@ -1,5 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSpec } from '../../src/contract/load-spec.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 let server: TestServer;
@@ -45,6 +46,8 @@ describe('POST /v1/pets', () => {
     const response = await post(`{${extra},"name":"Rex","categoryId":3}`);
     expect(response.status).toBe(400);
     expect(((await response.json()) as { details: unknown[] }).details).toHaveLength(10);
+    const error = loadSpec().components!.schemas!.Error as { properties: { details: { maxItems?: number } } };
+    expect(error.properties.details.maxItems).toBe(10);
   });
 
   it('keeps numbers inside strings out of the exactness check', async () => {

@@ -116,6 +116,14 @@ describe('errors', () => {
     expect((await fetch(`${server.origin}/V1/PETS`, { headers: auth() })).status).toBe(404);
   });
 
+  it('answers a path with a trailing slash the contract does not write with 404', async () => {
+    for (const path of ['/v1/pets/', '/v1/pets/1/']) {
+      const response = await fetch(`${server.origin}${path}`, { headers: auth() });
+      expect(response.status, path).toBe(404);
+      expect(await response.json(), path).toMatchObject({ code: 'not_found' });
+    }
+  });
+
   it('answers a path that is not valid percent-encoding with 400, not 500', async () => {
     for (const path of ['/pets/%ZZ', '/pets/%']) {
       const response = await fetch(`${server.baseUrl}${path}`, { headers: auth() });
@@ -170,7 +178,7 @@ describe('health', () => {
       await own.store.close();
       const response = await fetch(`${own.origin}/readyz`);
       expect(response.status).toBe(503);
-      // Issue 13, finding 9: the anonymous answer carried the store's error text.
+      // The anonymous answer must not carry the store's error text.
       expect(await response.json()).toEqual({ status: 'unavailable' });
       expect(logLines.some((line) => line.includes('not ready') && line.includes('"reason"'))).toBe(true);
     } finally {

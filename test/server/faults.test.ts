@@ -10,7 +10,7 @@ import {
   TEST_DATABASE_URL,
   TEST_REDIS_URL,
 } from '../support/services.js';
-import { startTcpProxy } from '../support/tcp-proxy.js';
+import { startTcpProxy } from '../../scripts/support/tcp-proxy.js';
 import { prometheusMetrics } from '../../src/service/metrics/prometheus.js';
 import { startTestServer } from '../support/test-server.js';
 
@@ -83,8 +83,8 @@ describe.skipIf(!postgresEnabled())('PostgreSQL down or slow', () => {
 });
 
 describe.skipIf(!postgresEnabled())('PostgreSQL down, keys that cannot be checked', () => {
-  // Issue 13, finding 3: each such request was counted against the anonymous per-address limit,
-  // so an outage turned into 429s and then a 600 s ban of the address, outliving the outage.
+  // Counted against the anonymous per-address limit, each such request would turn an outage
+  // into 429s and then a 600 s ban of the address, outliving the outage.
   it('answers 503 to every request, counts none against the address, and bans no address', async () => {
     const { proxy, url } = await proxied(TEST_DATABASE_URL, 5432);
     const store = await PostgresStore.open({

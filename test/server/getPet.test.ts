@@ -68,14 +68,16 @@ describe('GET /v1/pets/{petId}', () => {
 
   // Malformed and out-of-range petIds are rows of test/hostile/catalogue.test.ts.
 
-  // Issue 13: the service sent them on every response of getPet, the contract declared them on
-  // its 200, 404 and 410 only.
+  // The service sends them on every response of getPet; the contract must declare them on
+  // each, not only on its 200, 404 and 410.
   it('is declared by the contract to carry the deprecation headers on every response, as the server sends them', async () => {
     const doc = loadSpec();
     const responses = (doc.paths['/pets/{petId}']!.get as { responses: Record<string, unknown> }).responses;
     for (const [status, response] of Object.entries(responses)) {
       const headers = Object.keys(resolveRef<{ headers?: Record<string, unknown> }>(doc, response).headers ?? {});
-      expect(headers, `getPet ${status}`).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'Link']));
+      // Node answers 431 before the request is routed: no operation's headers, as the contract says.
+      if (status === '431') expect(headers, `getPet ${status}`).not.toContain('Deprecation');
+      else expect(headers, `getPet ${status}`).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'Link']));
     }
     const invalid = await get('/pets/0');
     expect(invalid.status).toBe(400);

@@ -37,7 +37,8 @@ describe('createHttpServer', () => {
   let origin: string;
 
   beforeAll(async () => {
-    server = createHttpServer(app, { timeouts: httpTimeoutsOf(defaultConfig()), rateLimitHeadersFor: async () => ({}) });
+    const config = defaultConfig();
+    server = createHttpServer(app, { timeouts: httpTimeoutsOf(config), connections: config, rateLimitHeadersFor: async () => ({}) });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });

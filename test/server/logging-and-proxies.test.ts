@@ -15,17 +15,22 @@ describe('request logs', () => {
     });
     // Malformed traceparents (an all-zero trace id; version 00 with a fifth field) are not logged.
     await fetch(`${server.baseUrl}/pets`, {
-      headers: { Authorization: `Bearer ${key.slice(0, -1)}x`, traceparent: `00-${'0'.repeat(32)}-00f067aa0ba902b7-01` },
+      headers: {
+        Authorization: `Bearer ${key.slice(0, -1)}x`,
+        'X-Request-Id': 'req-2',
+        traceparent: `00-${'0'.repeat(32)}-00f067aa0ba902b7-01`,
+      },
     });
     await fetch(`${server.baseUrl}/pets`, {
-      headers: { Authorization: `Bearer ${key}`, traceparent: `00-${trace}-00f067aa0ba902b7-01-extra` },
+      headers: { Authorization: `Bearer ${key}`, 'X-Request-Id': 'req-3', traceparent: `00-${trace}-00f067aa0ba902b7-01-extra` },
     });
     // A request's line is written when its response has finished, which may be after the
-    // client has read the response: wait for both lines (at most two seconds).
+    // client has read the response, and not always in the order of the requests: wait for the
+    // three lines (at most two seconds) and find each by its request id.
     const requestLines = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.msg === 'request');
     for (let waited = 0; requestLines().length < 3 && waited < 2000; waited += 10) await new Promise((r) => setTimeout(r, 10));
-    const entries = requestLines();
-    expect(entries).toHaveLength(3);
+    const entries = ['req-1', 'req-2', 'req-3'].map((id) => requestLines().find((e) => e.requestId === id));
+    expect(requestLines()).toHaveLength(3);
     expect(entries[0]).toMatchObject({
       requestId: 'req-1',
       traceId: trace,
@@ -40,6 +45,31 @@ describe('request logs', () => {
     expect(entries[2]!.traceId).toBeUndefined();
     expect(lines.join('\n')).not.toContain(key.slice(8, 30));
     expect(lines.join('\n')).not.toMatch(/authorization/i);
+  });
+});
+
+describe('what one client can make the service log', () => {
+  it('logs the first 20 refusals of an address per 10 seconds, then how many it left out, and every other line', async () => {
+    const lines: string[] = [];
+    server = await startTestServer({ logLines: lines, anonymousLimits: { perMinute: 5, perDay: 1000 } });
+    const key = await server.newKey('business');
+    // 401s, then 429s and the ban's 429s: all refused, from one address.
+    for (let i = 0; i < 100; i++) await (await fetch(`${server.baseUrl}/pets`)).arrayBuffer();
+    for (let i = 0; i < 5; i++)
+      await (await fetch(`${server.baseUrl}/pets?limit=1`, { headers: { Authorization: `Bearer ${key}` } })).arrayBuffer();
+    const entries = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    const requests = () => entries().filter((e) => e.msg === 'request');
+    for (let waited = 0; requests().length < 25 && waited < 2000; waited += 10) await new Promise((r) => setTimeout(r, 10));
+    expect(requests().filter((e) => (e.status as number) >= 400)).toHaveLength(20);
+    expect(requests().filter((e) => e.status === 200)).toHaveLength(5);
+
+    server.clock.advance(10_000);
+    await (await fetch(`${server.baseUrl}/pets?limit=1`, { headers: { Authorization: `Bearer ${key}` } })).arrayBuffer();
+    for (let waited = 0; requests().length < 26 && waited < 2000; waited += 10) await new Promise((r) => setTimeout(r, 10));
+    expect(entries().filter((e) => e.msg === 'refused requests not logged')).toEqual([
+      expect.objectContaining({ ip: '127.0.0.1', suppressed: 80, seconds: 10 }),
+    ]);
+    expect(lines.join('\n').length).toBeLessThan(30_000);
   });
 });
 
@@ -62,7 +92,7 @@ describe('client address behind a proxy', () => {
     expect(await anonymous(server, '203.0.113.1')).toBe(8);
   });
 
-  // Issue 13, finding 4: each raw X-Forwarded-For value was a subject of its own.
+  // A raw X-Forwarded-For value must not be a subject of its own.
   it('limits an IPv6 /64 as one client, and a forwarded value that is no address as the proxy', async () => {
     server = await startTestServer({ anonymousLimits: { perMinute: 10, perDay: 100 }, trustProxy: true });
     expect(await anonymous(server, '2001:db8:1:2::1')).toBe(9);

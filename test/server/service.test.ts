@@ -68,7 +68,7 @@ describe('startService and its stop', () => {
     expect(answered.headers.get('connection')).toBe('close');
     await stopping;
     expect(closed).toEqual(['first', 'second']);
-    await expect(store.ping()).rejects.toThrow(/not open/);
+    await expect(store.ping()).rejects.toThrow(/destroyed/);
     // Stopping again is the same stop.
     await service.stop();
     expect(closed).toEqual(['first', 'second']);

@@ -33,7 +33,17 @@ const raiseMajor = (s: Spec) => {
   s.info.version = '2.0.0';
 };
 
-// Each kind of change the issue names, made to an otherwise unchanged contract.
+// What the additive edits below add: names no designer would give, so that a contract that
+// already has a field, parameter or operation of its own never meets them.
+const ADDED_FIELD = 'probeAddedField';
+const ADDED_PATH = '/probe-added-operation';
+const ADDED_OPERATION = 'probeAddedOperation';
+/** An operation on a path of its own (Redocly reports the path added): a copy of GET /pets (listPets), which has no path parameter. */
+const addOperation = (s: Spec) => {
+  s.paths[ADDED_PATH] = { get: { ...structuredClone(s.paths['/pets'].get), operationId: ADDED_OPERATION } };
+};
+
+// Each kind of breaking change, made to an otherwise unchanged contract.
 const breakingKinds: [string, RegExp, (spec: Spec) => void][] = [
   [
     'an operation removed',
@@ -119,22 +129,27 @@ describe('compareContracts (Redocly diff with the contract’s rules)', () => {
     'passes additive changes: an optional parameter, a new response field, a new operation, a wider range, a new error code',
     async () => {
       const revision = mutated((s) => {
-        s.paths['/pets'].get.parameters.push({ name: 'q', in: 'query', required: false, schema: { type: 'string', maxLength: 50 } });
-        s.components.schemas.Pet.properties.tag = { type: 'string', maxLength: 30 };
-        s.paths['/pets/{petId}'].delete = { ...structuredClone(s.paths['/pets/{petId}'].get), operationId: 'deletePet', deprecated: false };
+        s.paths['/pets'].get.parameters.push({
+          name: 'probeQuery',
+          in: 'query',
+          required: false,
+          schema: { type: 'string', maxLength: 50 },
+        });
+        s.components.schemas.Pet.properties[ADDED_FIELD] = { type: 'string', maxLength: 30 };
+        addOperation(s);
         s.components.parameters.Limit.schema.maximum = 200;
-        s.components.schemas.ErrorCode.enum.push('teapot');
+        s.components.schemas.ErrorCode.enum.push('probe_added_code');
       });
       const result = await compareContracts(basePath, revision);
       expect(result.breaking).toEqual([]);
       expect(result.compatible.minor).toBeGreaterThanOrEqual(3);
-      expect(result.allowed.map((c) => c.message)).toEqual([expect.stringContaining('teapot')]);
+      expect(result.allowed.map((c) => c.message)).toEqual([expect.stringContaining('probe_added_code')]);
       expect(result.changes).toHaveLength(result.allowed.length + result.compatible.minor + result.compatible.patch);
       expect(result.changes).toContainEqual(
         expect.objectContaining({ class: 'allowed-by-contract', ruleId: 'enum-values-added', file: revision }),
       );
       expect(result.changes).toContainEqual(
-        expect.objectContaining({ class: 'minor', where: 'DELETE /pets/{petId}', message: 'Operation added', ruleId: null }),
+        expect.objectContaining({ class: 'minor', where: ADDED_PATH, message: 'PathItem added', ruleId: null }),
       );
       expect(result.passes).toBe(true);
     },
@@ -195,13 +210,16 @@ describe('npm run check:breaking (against git revisions)', () => {
     git('commit', '-q', '-m', message);
   };
   const narrowed = () => ORIGINAL.replace(/maximum: 100\n/, 'maximum: 50\n');
-  /** The lines the text report lists under `heading`. */
+  /** The lines the text report lists under a heading that starts with `heading`, checked against the count it gives. */
   const listed = (stdout: string, heading: string) => {
-    const lines = (stdout.split(`\n${heading}\n`)[1] ?? '').split('\n');
-    return lines.slice(
+    const [, count, rest] = new RegExp(`\\n${heading} \\((\\d+)\\):\\n([^]*)`).exec(stdout) ?? [];
+    const lines = (rest ?? '').split('\n');
+    const under = lines.slice(
       0,
       lines.findIndex((line) => !line.startsWith('  ')),
     );
+    expect(under, stdout).toHaveLength(Number(count));
+    return under;
   };
 
   it('explains when there is nothing to compare with, and exits 0', async () => {
@@ -247,8 +265,25 @@ describe('npm run check:breaking (against git revisions)', () => {
   it('lists every compatible change with its class, in text and JSON; a removal among them still fails', async () => {
     const committed = readFileSync(spec, 'utf8');
     const added = (s: Spec) => {
-      s.components.schemas.Pet.properties.nickname = { type: 'string', maxLength: 30, description: 'What the shop calls it.' };
-      s.paths['/pets/{petId}'].delete = { ...structuredClone(s.paths['/pets/{petId}'].get), operationId: 'deletePet' };
+      s.components.schemas.Pet.properties[ADDED_FIELD] = { type: 'string', maxLength: 30, description: 'What the shop calls it.' };
+      addOperation(s);
+    };
+    // The field is reported wherever the contract returns a Pet (GET /pets here, and wherever a
+    // designer's operation does): each line is about the field or the operation, and both are there.
+    const fieldLine = new RegExp(
+      `^ {2}[A-Z]+ \\S+ +Schema added at responses/\\d+/content/application/json/schema/(?:items/)?properties/${ADDED_FIELD} \\[no rule\\] +\\(openapi\\.yaml:\\d+\\)$`,
+    );
+    const operationLine = new RegExp(`^ {2}${ADDED_PATH} +PathItem added \\[no rule\\] +\\(openapi\\.yaml:\\d+\\)$`);
+    const onlyTheEdit = (lines: string[]) => {
+      expect(
+        lines.every((line) => fieldLine.test(line) || operationLine.test(line)),
+        lines.join('\n'),
+      ).toBe(true);
+      expect(lines.filter((line) => operationLine.test(line))).toHaveLength(1);
+      expect(
+        lines.some((line) => fieldLine.test(line)),
+        lines.join('\n'),
+      ).toBe(true);
     };
     const edit = (mutate: (s: Spec) => void) => {
       const s = parse(committed) as Spec;
@@ -259,36 +294,33 @@ describe('npm run check:breaking (against git revisions)', () => {
     try {
       edit(added);
       const text = await check();
-      expect(listed(text.stdout, 'Compatible changes, minor (2):')).toEqual([
-        expect.stringMatching(
-          /^ {2}GET \/pets +Schema added at responses\/200\/content\/application\/json\/schema\/items\/properties\/nickname \[no rule\] +\(openapi\.yaml:\d+\)$/,
-        ),
-        expect.stringMatching(/^ {2}DELETE \/pets\/\{petId\} +Operation added \[no rule\] +\(openapi\.yaml:\d+\)$/),
-      ]);
+      const minor = listed(text.stdout, 'Compatible changes, minor');
+      onlyTheEdit(minor);
       expect(text.stdout).toMatch(/✔ No breaking change/);
       expect(text.code).toBe(0);
 
       const json = await check('--json');
       const report = JSON.parse(json.stdout) as { changes: Record<string, unknown>[]; compatible: { minor: number; patch: number } };
-      expect(report.changes).toEqual([
-        expect.objectContaining({
-          class: 'minor',
-          where: 'GET /pets',
-          pointer: expect.stringMatching(/\/properties\/nickname$/),
-          ruleId: null,
-          file: 'openapi.yaml',
-          line: expect.any(Number),
-        }),
-        expect.objectContaining({
-          class: 'minor',
-          where: 'DELETE /pets/{petId}',
-          message: 'Operation added',
-          ruleId: null,
-          file: 'openapi.yaml',
-          line: expect.any(Number),
-        }),
-      ]);
-      expect(report.compatible).toEqual({ minor: 2, patch: 0 });
+      const field = expect.objectContaining({
+        class: 'minor',
+        pointer: expect.stringMatching(new RegExp(`/properties/${ADDED_FIELD}$`)),
+        ruleId: null,
+        file: 'openapi.yaml',
+        line: expect.any(Number),
+      });
+      const operation = expect.objectContaining({
+        class: 'minor',
+        where: ADDED_PATH,
+        message: 'PathItem added',
+        ruleId: null,
+        file: 'openapi.yaml',
+        line: expect.any(Number),
+      });
+      expect(report.changes).toHaveLength(minor.length);
+      expect(report.changes).toContainEqual(field);
+      expect(report.changes).toContainEqual(operation);
+      expect(report.changes.filter((c) => c.where !== ADDED_PATH)).toEqual(Array(minor.length - 1).fill(field));
+      expect(report.compatible).toEqual({ minor: minor.length, patch: 0 });
       expect(json.code).toBe(0);
 
       edit((s) => {
@@ -296,16 +328,17 @@ describe('npm run check:breaking (against git revisions)', () => {
         delete s.paths['/pets'].post;
       });
       const removed = await check();
-      expect(listed(removed.stdout, 'Breaking changes (1):')).toEqual([
+      expect(listed(removed.stdout, 'Breaking changes')).toEqual([
         expect.stringMatching(/^ {2}POST \/pets +.* \[operation-removed\] +\([0-9a-f]{7}:openapi\.yaml:\d+\)$/),
       ]);
-      expect(listed(removed.stdout, 'Compatible changes, minor (2):')).toEqual([
-        expect.stringMatching(/nickname/),
-        expect.stringMatching(/^ {2}DELETE \/pets\/\{petId\} /),
-      ]);
+      const stillMinor = listed(removed.stdout, 'Compatible changes, minor');
+      onlyTheEdit(stillMinor);
       expect(removed.code).toBe(1);
       const removedJson = JSON.parse((await check('--json')).stdout) as { changes: { class: string; ruleId: string | null }[] };
-      expect(removedJson.changes.map((c) => `${c.class} ${c.ruleId}`)).toEqual(['breaking operation-removed', 'minor null', 'minor null']);
+      expect(removedJson.changes.map((c) => `${c.class} ${c.ruleId}`)).toEqual([
+        'breaking operation-removed',
+        ...stillMinor.map(() => 'minor null'),
+      ]);
     } finally {
       writeFileSync(spec, committed);
     }

@@ -10,7 +10,7 @@ import type { Store } from '../../src/service/store/store.js';
 import { dropTestSchemas, newSchemaName, postgresEnabled, TEST_DATABASE_URL } from '../support/services.js';
 
 // Databases migrated by the code before the migrations were written once for both engines
-// (issue 18): their bookkeeping (schema_migrations: version, name, applied_at) and schema, kept as
+// (before migrations were written once for both engines): their bookkeeping (schema_migrations: version, name, applied_at) and schema, kept as
 // fixtures made by that code. Opening one with this code must apply nothing, record nothing,
 // lose nothing, and serve what it holds.
 
@@ -68,7 +68,7 @@ function sqliteRows(path: string) {
   }
 }
 
-describe('a SQLite file migrated by the code before issue 18', () => {
+describe('a SQLite file migrated by the code before migrations were written once for both engines', () => {
   const existing = () => {
     const path = join(dir, `existing-${Math.random().toString(16).slice(2)}.db`);
     const db = new Database(path);
@@ -146,7 +146,7 @@ const postgresRows = (schema: string) =>
     return rows;
   });
 
-describe.skipIf(!enabled)('a PostgreSQL schema migrated by the code before issue 18', () => {
+describe.skipIf(!enabled)('a PostgreSQL schema migrated by the code before migrations were written once for both engines', () => {
   const existing = async () => {
     const schema = newSchemaName();
     await withClient((client) => client.query(fixture('postgres').replaceAll('__SCHEMA__', schema)));

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/service/store/sqlite/sqlite-store.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
-// Issue 13, finding 7: on a full disk, POST answered 500 internal_error while /readyz said
+// On a full disk, POST must answer 503 (not 500 internal_error) and /readyz must not say
 // ready. The SQLite file lives here on a real, small file system (tmpfs, 2 MiB) that the test
 // fills to the last byte. Mounting needs root (as in CI); elsewhere the test says it is skipped.
 
@@ -64,6 +64,8 @@ describe.skipIf(!mounted)('a full disk under the SQLite store', () => {
       });
     expect((await post(0)).status).toBe(201);
     fillTheDisk();
+    // Not ready as soon as the disk is full, before any client's write is refused, and however often asked.
+    for (let i = 0; i < 5; i++) expect((await fetch(`${server.origin}/readyz`)).status).toBe(503);
     // The WAL may still hold free space in pages it has: write until the disk says no.
     let refused: Response | undefined;
     for (let i = 1; i <= 500 && !refused; i++) {
@@ -74,7 +76,7 @@ describe.skipIf(!mounted)('a full disk under the SQLite store', () => {
     expect(refused?.status).toBe(503);
     expect(((await refused!.json()) as { code: string }).code).toBe('service_unavailable');
     expect(refused!.headers.get('retry-after')).not.toBeNull();
-    expect((await fetch(`${server.origin}/readyz`)).status).toBe(503);
+    for (let i = 0; i < 5; i++) expect((await fetch(`${server.origin}/readyz`)).status).toBe(503);
     // Reads go on.
     expect((await fetch(`${server.baseUrl}/pets?limit=1`, { headers: { Authorization: `Bearer ${key}` } })).status).toBe(200);
 

@@ -16,6 +16,14 @@ describe('the storage gate (npm run generate and npm run check report it)', () =
     expect(petStorageGaps(loadSpec())).toEqual([]);
   });
 
+  it('finds nothing to keep in a contract without the operation that stores animals (createPet)', () => {
+    const doc = structuredClone(loadSpec());
+    delete doc.paths['/pets']!.post;
+    expect(petStorageGaps(doc)).toEqual([]);
+    doc.paths['/pets']!.post = { operationId: 'createPet', responses: { '204': { description: 'Kept nothing.' } } };
+    expect(() => petStorageGaps(doc)).toThrow(/createPet has no JSON request body or no JSON 201 response/);
+  });
+
   it('lets an optional field through, and a required one that NewPet requires or defaults', () => {
     expect(
       petStorageGaps(

@@ -2,12 +2,14 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../../src/service/store/migrations.js';
 import { pendingMigrations } from '../../src/service/store/pending-migrations.js';
-import { PostgresConnection } from '../../src/service/store/postgres/postgres-connection.js';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import { postgresPool } from '../../src/service/store/postgres/postgres-connection.js';
 import { migrate } from '../../src/service/store/postgres/postgres-migrate.js';
 import { PostgresStore } from '../../src/service/store/postgres/postgres-store.js';
 import { StoreUnavailableError } from '../../src/service/store/store-unavailable-error.js';
+import type { Tables } from '../../src/service/store/tables.js';
 import { dropTestSchemas, newSchemaName, postgresEnabled, TEST_DATABASE_URL } from '../support/services.js';
-import { startTcpProxy } from '../support/tcp-proxy.js';
+import { startTcpProxy } from '../../scripts/support/tcp-proxy.js';
 import { defineStoreSuite } from './store-suite.js';
 
 const enabled = postgresEnabled();
@@ -43,20 +45,19 @@ describe.skipIf(!enabled)('PostgreSQL store', () => {
 
   it('applies a migration and its record together, or neither', async () => {
     const schema = newSchemaName();
-    const connection = PostgresConnection.create({ url: TEST_DATABASE_URL, schema });
+    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: postgresPool({ url: TEST_DATABASE_URL, schema }) }) });
     const broken = { version: 6, name: 'broken', sql: 'CREATE TABLE half (a INTEGER); SELECT a FROM nowhere' };
     try {
-      await migrate(connection, schema);
-      await expect(migrate(connection, schema, [...MIGRATIONS, broken])).rejects.toThrow(/nowhere/);
-      const tables = await connection.query<{ table_name: string }>(
-        'SELECT table_name FROM information_schema.tables WHERE table_schema = $1',
-        [schema],
-      );
+      await migrate(db, schema);
+      await expect(migrate(db, schema, [...MIGRATIONS, broken])).rejects.toThrow(/nowhere/);
+      const tables = await sql<{
+        table_name: string;
+      }>`SELECT table_name FROM information_schema.tables WHERE table_schema = ${schema}`.execute(db);
       expect(tables.rows.map((r) => r.table_name)).not.toContain('half');
-      const versions = await connection.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
+      const versions = await sql<{ version: number }>`SELECT version FROM schema_migrations ORDER BY version`.execute(db);
       expect(versions.rows.map((r) => r.version)).toEqual([1, 2, 3, 5]);
     } finally {
-      await connection.end();
+      await db.destroy();
     }
   });
 

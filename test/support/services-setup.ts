@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { Redis } from 'ioredis';
 
-/** Where PostgreSQL and Redis answer on a machine set up as the README says, and on CI. */
+/** Where PostgreSQL and Redis answer on a machine set up as docs/contributing.md says, and on CI. */
 export const DEFAULT_TEST_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
 export const DEFAULT_TEST_REDIS_URL = 'redis://127.0.0.1:6379';
 

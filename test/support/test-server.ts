@@ -12,7 +12,7 @@ import type { LimitCounters } from '../../src/service/limits/counters.js';
 import { RateLimiter, type BanPolicy } from '../../src/service/limits/limiter.js';
 import { memoryCounters } from '../../src/service/limits/memory-counters.js';
 import type { Limits, Plan } from '../../src/service/limits/plans.js';
-import type { HttpTimeouts } from '../../src/service/http/http-server.js';
+import type { ConnectionLimits, HttpTimeouts } from '../../src/service/http/http-server.js';
 import type { PublicLimits } from '../../src/service/limits/plans.js';
 import { startService } from '../../src/service/start-service.js';
 import type { OpenApiDocument } from '../../src/contract/load-spec.js';
@@ -42,6 +42,8 @@ export interface TestServerOptions {
   counters?: LimitCounters;
   /** The HTTP server's timeouts (short ones to test slow clients). @default HTTP_TIMEOUTS */
   timeouts?: Partial<HttpTimeouts>;
+  /** The caps on connections. @default those of MAX_CONNECTIONS and MAX_CONNECTIONS_PER_ADDRESS */
+  connections?: Partial<ConnectionLimits>;
   /** The contract the app serves and validates against. @default openapi.yaml */
   spec?: OpenApiDocument;
   /** Limits per address of the documents and health checks. @default PUBLIC_LIMITS */
@@ -52,6 +54,8 @@ export interface TestServerOptions {
   clock?: Clock;
   /** Where the app counts requests, decisions and errors. @default none */
   metrics?: ServiceMetrics;
+  /** The rendered reference served at /docs. @default build/docs/index.html */
+  docsPath?: string;
 }
 
 /** The real app on a throw-away SQLite file, listening on a free loopback port, with a fake clock. */
@@ -84,7 +88,9 @@ export async function startTestServer(options: TestServerOptions = {}) {
     publicLimits: options.publicLimits,
     corsOrigins: options.corsOrigins,
     metrics: options.metrics,
+    docsPath: options.docsPath,
     timeouts: options.timeouts,
+    connections: options.connections,
     port: 0,
     host: '127.0.0.1',
     alsoClose: [() => rmSync(dir, { recursive: true, force: true })],

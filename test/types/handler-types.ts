@@ -1,6 +1,6 @@
 // Type-level tests, checked by `npm run check` (tsc). Each @ts-expect-error proves that the line
 // after it does not compile; if it ever compiled, tsc would fail on the unused directive.
-import type { components } from '@animal-store/client';
+import type { components } from '../../generated/openapi.js';
 import { handlers } from '../../generated/handlers.js';
 import type { Handler, Handlers, ResultOf } from '../../src/service/http/handler-types.js';
 

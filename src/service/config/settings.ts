@@ -119,13 +119,13 @@ export const SETTINGS = {
   }),
   banAfterRefusals: setting({
     variable: 'BAN_AFTER_REFUSALS',
-    doc: 'Refused requests within one window after which the key or address is banned; refusals in the 2 s after the first one, and as many as the previous window refused in all (clients coming back after Retry-After, at most 1,000), are not counted.',
+    doc: 'Refused requests of one client address within one window after which the key or address is banned; its first refusal, those in the 2 s after it, and as many as it was refused in all in the previous window (clients coming back after Retry-After, at most 1,000), are not counted.',
     default: 10,
     parse: wholeNumber(1, 1_000_000),
   }),
   limiterMaxEntries: setting({
     variable: 'LIMITER_MAX_ENTRIES',
-    doc: "Without Redis: windows of client addresses kept in memory per counter (minute, day, refusals, bans; API keys' are never evicted), rounded up to a power of two, in a table allocated at start (24 bytes a window); a new address whose slots are all taken pushes out the window that expires first.",
+    doc: "Without Redis, and with it while Redis fails: windows of client addresses kept in memory per counter (minute, day, refusals, bans; API keys' are never evicted), rounded up to a power of two, in a table allocated at start (24 bytes a window); a new address whose slots are all taken pushes out the window that expires first.",
     default: MEMORY_COUNTER_MAX_ENTRIES,
     parse: wholeNumber(1000, 100_000_000),
   }),
@@ -192,6 +192,18 @@ export const SETTINGS = {
     doc: 'An idle keep-alive connection is closed after this long.',
     default: 5_000,
     parse: wholeNumber(100, 600_000),
+  }),
+  maxConnections: setting({
+    variable: 'MAX_CONNECTIONS',
+    doc: 'Connections held at once, in all; beyond it new ones are closed at once, and beyond 90 % of it only addresses holding fewer connections than the others get one. Keep it below the open-file limit (ulimit -n; Node raises the soft limit to the hard one at start).',
+    default: 10_000,
+    parse: wholeNumber(10, 10_000_000),
+  }),
+  maxConnectionsPerAddress: setting({
+    variable: 'MAX_CONNECTIONS_PER_ADDRESS',
+    doc: 'Connections one client address (an IPv6 /64) may hold at once; 0 for no cap. Behind a reverse proxy every connection comes from the proxy: raise it or set 0, and cap clients at the proxy.',
+    default: 256,
+    parse: wholeNumber(0, 10_000_000),
   }),
 } satisfies Record<string, Setting<unknown>>;
 

@@ -11,27 +11,25 @@ import { NO_METRICS, type ServiceMetrics } from '../metrics/service-metrics.js';
 import { PUBLIC_LIMITS, type Limits, type PublicLimits } from '../limits/plans.js';
 import { readFileSync } from 'node:fs';
 import { loadSpec, SPEC_PATH, type OpenApiDocument } from '../../contract/load-spec.js';
-import { basePathOf, listOperations } from '../../contract/operations.js';
+import { basePathOf, listOperations, type OperationInfo } from '../../contract/operations.js';
 import type { Store } from '../store/store.js';
 import { contractDocuments } from './contract-documents.js';
+import { handle } from './handle.js';
 import { healthz, readyz } from './health.js';
-import type { Handlers } from './handler-types.js';
+import type { Handler, Handlers, OperationId } from './handler-types.js';
 import { authenticate, requireKey } from './middleware/authenticate.js';
-import { corsFor } from './middleware/cors.js';
-import { deprecation } from './middleware/deprecation.js';
+import { corsFor, preflightOnly } from './middleware/cors.js';
+import { deprecationNotice, sunsetGate } from './middleware/deprecation.js';
 import { errorHandler } from './middleware/error-handler.js';
 import { idempotency } from './middleware/idempotency.js';
 import { jsonBody } from './middleware/json-body.js';
+import { localsOf } from './middleware/locals.js';
 import { limitPublic, rateLimit, rateLimitHeaders } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
+import { methodNotAllowed, noRoute } from './middleware/route-guard.js';
 import { strictParameters } from './middleware/strict-parameters.js';
-import { matchOperation } from './middleware/match-operation.js';
-import { noRoute, routeGuard } from './middleware/route-guard.js';
 import { validate } from './middleware/validate.js';
-import { mountOperations } from './mount-operations.js';
 import { warnOfStubs } from './not-implemented.js';
-import { pipeline } from './pipeline.js';
-import { PathMatcher } from './routing.js';
 
 /** Largest request body accepted, in bytes (the contract's PayloadTooLarge says 16 KiB). */
 const BODY_LIMIT_BYTES = 16 * 1024;
@@ -69,19 +67,17 @@ export interface AppDependencies {
 /**
  * Builds the Express app. A request goes: request id and log → CORS (a browser's preflight is
  * answered here) → the health checks and the contract's documents, each with its own limit per
- * address → the contract's operation for its method and path, found once → deprecation headers
- * → key → rate limit → 401 without a key → 404/405 for what the contract does not have → sunset
- * gate → body (required, strict JSON, size limit) → strict parameters (no repeated query
- * parameter, integers in plain digits) → contract validation → Idempotency-Key → handler (by
- * operationId) → store. What nothing answered is a 404, and anything thrown ends in the error
- * handler as the Error body.
+ * address → for a contract operation, Express's route of it (by operationId) notes the
+ * operation and a deprecated one's headers → key → rate limit → 401 without a key → the
+ * operation's route: sunset gate, strict parameters, JSON body, express-openapi-validator,
+ * Idempotency-Key, handler → store. A method its path does not have is a 405, what nothing
+ * answered a 404, and anything thrown ends in the error handler as the Error body.
  */
 export function createApp(deps: AppDependencies): Express {
   const doc = deps.spec ?? loadSpec();
   const specText = deps.spec ? null : readFileSync(SPEC_PATH, 'utf8');
   const operations = listOperations(doc);
   const basePath = basePathOf(doc);
-  const paths = new PathMatcher(operations, basePath);
   const handlers = deps.handlers ?? generatedHandlers;
   // Stubs written by `npm run generate` answer 501 until someone writes them: say so at start.
   warnOfStubs(
@@ -94,38 +90,75 @@ export function createApp(deps: AppDependencies): Express {
   // What needs no key is limited in this instance's memory and never banned: a load balancer's
   // probes must not be refused for long, nor counted once per instance through Redis.
   const publicLimiter = new RateLimiter(memoryCounters(), deps.clock, { banAfterRefusals: Number.MAX_SAFE_INTEGER, banSeconds: 1 });
-  const { headers: deprecationHeaders, gate: sunsetGate } = deprecation(operations, basePath, deps.clock);
   // Addresses this instance saw banned: their unknown keys are not looked up in the store.
-  const bannedAddresses = new BannedAddresses(deps.clock);
+  const bannedAddresses = new BannedAddresses(deps.clock, deps.limiter.validKeys);
+  const validator = validate(doc, { checkSpec: deps.checkSpecAtStart ?? true });
+  const context = { store: deps.store, clock: deps.clock, basePath };
+  const routeOf = (op: OperationInfo) => expressRoute(basePath, op.path);
+  const methodsByPath = allowedMethods(operations);
 
   const app = expressApp(deps.trustProxy ?? false);
-  app.use(requestContext(deps.logger, metrics));
+  app.use(requestContext(deps.logger, metrics, deps.clock));
   // Preflights are answered before the key and the limits: a browser sends neither with them.
   app.use(corsFor(deps.corsOrigins ?? [], [...new Set(operations.map((op) => op.method.toUpperCase()))]));
   const healthLimit = limitPublic(publicLimiter, 'health', publicLimits.health);
   app.get('/healthz', healthLimit, healthz);
   app.get('/readyz', healthLimit, readyz(deps.store));
   app.use(contractDocuments(doc, specText, limitPublic(publicLimiter, 'documents', publicLimits.documents), deps.docsPath));
-  // The contract's operations: one Express middleware running each step in turn (pipeline.ts).
-  app.use(
-    pipeline([
-      matchOperation(paths),
-      deprecationHeaders,
-      authenticate(deps.store, deps.environment, bannedAddresses),
-      rateLimit(deps.limiter, deps.anonymousLimits, bannedAddresses, metrics),
-      requireKey,
-      routeGuard,
-      sunsetGate,
-      jsonBody(doc, operations, BODY_LIMIT_BYTES),
-      strictParameters(doc, operations),
-      validate(doc, operations, { checkSpec: deps.checkSpecAtStart ?? true }),
-      idempotency(operations, deps.store, deps.clock, metrics),
-      mountOperations(operations, handlers, { store: deps.store, clock: deps.clock, basePath }),
-    ]),
-  );
+  // Before anything can refuse it: which operation a request is, and a deprecated one's headers.
+  for (const op of operations) app[op.method](routeOf(op), operation(op), ...deprecationNotice(op, basePath));
+  // A preflight the CORS step left (its origin is not allowed) can carry no key: 405 here, using no allowance.
+  for (const [path, allowed] of methodsByPath) app.options(expressRoute(basePath, path), preflightOnly, methodNotAllowed(allowed));
+  app.use(authenticate(deps.store, deps.environment, bannedAddresses));
+  app.use(rateLimit(deps.limiter, deps.anonymousLimits, bannedAddresses, metrics));
+  app.use(requireKey);
+  for (const op of operations) {
+    app[op.method](
+      routeOf(op),
+      ...sunsetGate(op, basePath, deps.clock),
+      strictParameters(doc, op),
+      ...jsonBody(op, BODY_LIMIT_BYTES),
+      ...validator,
+      ...idempotency(op, deps.store, deps.clock, metrics),
+      handle(op, handlers[op.operationId as OperationId] as Handler<OperationId>, context),
+    );
+  }
+  for (const [path, allowed] of methodsByPath) app.all(expressRoute(basePath, path), methodNotAllowed(allowed));
   app.use(noRoute);
-  app.use(errorHandler(paths, BODY_LIMIT_BYTES, metrics));
+  app.use(errorHandler(BODY_LIMIT_BYTES, metrics));
   return app;
+}
+
+/** Notes the request's operation, for the log line, the metrics and the steps after. */
+function operation(op: OperationInfo): express.RequestHandler {
+  return (_req, res, next) => {
+    localsOf(res).operation = op;
+    next();
+  };
+}
+
+/**
+ * The Express route of a contract path under the base path: `/pets/{petId}` → `/v1/pets/:petId`,
+ * every other character literal.
+ * @see https://expressjs.com/en/guide/routing.html (route paths)
+ */
+function expressRoute(basePath: string, path: string): string {
+  return `${basePath}${path}`
+    .split(/(\{[^{}]+\})/)
+    .map((part, i) => (i % 2 === 1 ? `:${JSON.stringify(part.slice(1, -1))}` : part.replace(/[()[\]{}?+!:*\\]/g, '\\$&')))
+    .join('');
+}
+
+/** The methods each contract path allows, for a 405's Allow: HEAD wherever GET is, in alphabetical order. */
+function allowedMethods(operations: OperationInfo[]): Map<string, string[]> {
+  const byPath = new Map<string, Set<string>>();
+  for (const op of operations) {
+    const methods = byPath.get(op.path) ?? new Set<string>();
+    methods.add(op.method.toUpperCase());
+    if (op.method === 'get') methods.add('HEAD');
+    byPath.set(op.path, methods);
+  }
+  return new Map([...byPath].map(([path, methods]) => [path, [...methods].sort()]));
 }
 
 /** An Express app with the settings the service relies on, and no middleware yet. */
@@ -134,6 +167,8 @@ function expressApp(trustProxy: boolean | number | string): Express {
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('case sensitive routing', true);
+  // `/v1/pets/` is not `/v1/pets`: the contract has no such path (express-openapi-validator reads it too).
+  app.set('strict routing', true);
   app.set('trust proxy', trustProxy);
   app.set('query parser', 'simple');
   return app;

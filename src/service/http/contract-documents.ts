@@ -1,42 +1,39 @@
 import { createHash } from 'node:crypto';
-import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { readFile, stat } from 'node:fs/promises';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { stringify } from 'yaml';
-import { buildDocs, canBuildDocs, DOCS_PATH } from '../../contract/reference-docs.js';
+import { buildDocs, canBuildDocs, compress, COMPRESSED_SUFFIX, DOCS_PATH } from '../../contract/reference-docs.js';
 import { SPEC_PATH, type OpenApiDocument } from '../../contract/load-spec.js';
 import { ServiceUnavailableError } from './errors/service-unavailable-error.js';
 
-type Encoding = 'br' | 'gzip' | 'identity';
+type Encoding = keyof typeof COMPRESSED_SUFFIX | 'identity';
 
 interface Document {
   type: string;
-  /** The body in each encoding, compressed once, when first asked for. */
-  body(encoding: Encoding): Buffer;
+  /** The body in each encoding. */
+  bodies: Record<Encoding, Buffer>;
   /** A strong ETag per encoding (RFC 9110, 8.8.3: the bytes differ, so must the tags). */
   etag(encoding: Encoding): string;
 }
 
-const document = (content: Buffer | string, type: string): Document => {
+/** A document in every encoding: those given (written when the docs were built), the others compressed off the event loop. */
+async function document(content: Buffer | string, type: string, given: Partial<Record<Encoding, Buffer>> = {}): Promise<Document> {
   const identity = Buffer.isBuffer(content) ? content : Buffer.from(content);
   const hash = createHash('sha256').update(identity).digest('base64url').slice(0, 27);
-  const compressed = new Map<Encoding, Buffer>([['identity', identity]]);
+  const [br, gzip] = await Promise.all([given.br ?? compress(identity, 'br'), given.gzip ?? compress(identity, 'gzip')]);
   return {
     type,
-    body(encoding) {
-      let body = compressed.get(encoding);
-      if (!body) {
-        body =
-          encoding === 'br'
-            ? brotliCompressSync(identity, { params: { [zlib.BROTLI_PARAM_QUALITY]: 9 } })
-            : gzipSync(identity, { level: 9 });
-        compressed.set(encoding, body);
-      }
-      return body;
-    },
+    bodies: { identity, br, gzip },
     etag: (encoding) => (encoding === 'identity' ? `"${hash}"` : `"${hash}-${encoding}"`),
   };
-};
+}
+
+/** The compressed copy `npm run docs` wrote beside the page, unless it is missing or older than the page. */
+async function besidePage(page: string, pageTime: number, encoding: keyof typeof COMPRESSED_SUFFIX): Promise<Buffer | undefined> {
+  const path = `${page}${COMPRESSED_SUFFIX[encoding]}`;
+  const written = await stat(path).catch(() => null);
+  return written !== null && written.mtimeMs >= pageTime ? readFile(path) : undefined;
+}
 
 /** The encoding to answer with: br, then gzip, when Accept-Encoding takes it (q above 0). */
 function negotiate(acceptEncoding: string | undefined): Encoding {
@@ -68,7 +65,7 @@ function send(req: Request, res: Response, doc: Document): void {
     res.status(304).end();
     return;
   }
-  const body = doc.body(encoding);
+  const body = doc.bodies[encoding];
   res.set('Content-Length', String(body.length));
   res.status(200).end(req.method === 'HEAD' ? undefined : body);
 }
@@ -77,7 +74,8 @@ function send(req: Request, res: Response, doc: Document): void {
  * The contract, for people and tools, without a key: `/openapi.yaml`, `/openapi.json`, and the
  * rendered reference at `/docs` (the page `npm run docs` writes; rendered on the first request
  * when it is missing or older than openapi.yaml and Redocly is installed). Served compressed
- * (br or gzip, each compressed once) to clients that take it, and behind `limit` (per address).
+ * (br or gzip) to clients that take it, and behind `limit` (per address): the page as `npm run
+ * docs` compressed it beside itself, the contract compressed once, off the event loop.
  */
 export function contractDocuments(
   spec: OpenApiDocument,
@@ -87,21 +85,34 @@ export function contractDocuments(
 ): Router {
   const router = Router({ caseSensitive: true });
   router.use(['/openapi.yaml', '/openapi.json', '/docs'], limit);
-  const yaml = document(specText ?? stringify(spec), 'application/yaml; charset=utf-8');
-  const json = document(JSON.stringify(spec, null, 2), 'application/json; charset=utf-8');
+  // Each compressed on its first request.
+  let yaml: Promise<Document> | null = null;
+  let json: Promise<Document> | null = null;
   let docs: Promise<Document> | null = null;
   // A page missing, or older than the contract, is rendered again when Redocly is installed.
   const loadDocs = async () => {
     const built = await stat(docsPath).catch(() => null);
     const stale = built !== null && built.mtimeMs < (await stat(SPEC_PATH)).mtimeMs;
     if ((built === null || stale) && canBuildDocs()) await buildDocs(docsPath);
-    return readFile(docsPath);
+    const pageTime = (await stat(docsPath)).mtimeMs;
+    const [html, br, gzip] = await Promise.all([
+      readFile(docsPath),
+      besidePage(docsPath, pageTime, 'br'),
+      besidePage(docsPath, pageTime, 'gzip'),
+    ]);
+    return document(html, 'text/html; charset=utf-8', { br, gzip });
   };
 
-  router.get('/openapi.yaml', (req, res) => send(req, res, yaml));
-  router.get('/openapi.json', (req, res) => send(req, res, json));
+  router.get('/openapi.yaml', async (req, res) => {
+    yaml ??= document(specText ?? stringify(spec), 'application/yaml; charset=utf-8');
+    send(req, res, await yaml);
+  });
+  router.get('/openapi.json', async (req, res) => {
+    json ??= document(JSON.stringify(spec, null, 2), 'application/json; charset=utf-8');
+    send(req, res, await json);
+  });
   router.get(['/docs', '/docs/'], async (req, res) => {
-    docs ??= loadDocs().then((html) => document(html, 'text/html; charset=utf-8'));
+    docs ??= loadDocs();
     try {
       send(req, res, await docs);
     } catch (error) {

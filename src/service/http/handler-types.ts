@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { operations } from '@animal-store/client';
+import type { operations } from '../../../generated/openapi.js';
 import type { Clock } from '../clock.js';
 import type { ApiKeyRecord, IdempotencyScope, Store } from '../store/store.js';
 

@@ -3,6 +3,7 @@ import { createServer, IncomingMessage, ServerResponse, type Server } from 'node
 import type { Socket } from 'node:net';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
+import { canonicalAddress } from '../limits/client-address.js';
 import { corsResponseHeaders } from './middleware/cors.js';
 
 /** Timeouts that keep slow or idle clients from holding connections, in milliseconds. */
@@ -15,10 +16,20 @@ export interface HttpTimeouts {
   keepAliveTimeoutMs: number;
 }
 
+/** How many connections the server holds at once, so that no crowd of them takes every one. */
+export interface ConnectionLimits {
+  /** Connections in all; beyond it new ones are closed at once (keep it below the open-file limit). */
+  maxConnections: number;
+  /** Connections one client address (an IPv6 /64) may hold; 0 for no such cap. */
+  maxConnectionsPerAddress: number;
+}
+
 /** Options of {@link createHttpServer}. */
 export interface HttpServerOptions {
   /** HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS and KEEP_ALIVE_TIMEOUT_MS, as configured. */
   timeouts: HttpTimeouts;
+  /** MAX_CONNECTIONS and MAX_CONNECTIONS_PER_ADDRESS, as configured. */
+  connections: ConnectionLimits;
   /**
    * The X-RateLimit-* headers for a client address, read without counting, for the answers to
    * requests Node refuses before the app sees them (see anonymousRateLimitHeaders).
@@ -48,6 +59,7 @@ function originOf(rawPacket: Buffer | undefined): string | undefined {
  * contract's Error body too, with X-Request-Id and the rate-limit headers of the client address:
  * headers over the size limit (431) and malformed HTTP (400). A client that sends its headers or
  * its request slower than the timeouts allow has its connection closed without an answer.
+ * Connections are capped by client address and in all (see capConnections).
  */
 export function createHttpServer(app: Express, options: HttpServerOptions): Server {
   const { timeouts } = options;
@@ -70,7 +82,39 @@ export function createHttpServer(app: Express, options: HttpServerOptions): Serv
   server.requestTimeout = timeouts.requestTimeoutMs;
   server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;
   server.on('clientError', refuseUnparsed(refuser(options, responding)));
+  capConnections(server, options.connections);
   return server;
+}
+
+/** Beyond this share of maxConnections, the connections left go to addresses holding fewer than others. */
+const CROWDED = 0.9;
+
+/**
+ * Caps the connections of `server`: `maxConnectionsPerAddress` per client address, and
+ * `maxConnections` in all (Node's server.maxConnections). Beyond 90 % of that total, a new
+ * connection is accepted only from an address that holds fewer than the mean of the addresses
+ * holding any (none, for a new client), so a crowd of idle connections from many addresses
+ * leaves room for new clients.
+ */
+function capConnections(server: Server, limits: ConnectionLimits): void {
+  server.maxConnections = limits.maxConnections;
+  const crowded = Math.floor(limits.maxConnections * CROWDED);
+  const perAddress = limits.maxConnectionsPerAddress || Number.POSITIVE_INFINITY;
+  const held = new Map<string, number>();
+  let open = 0;
+  server.on('connection', (socket: Socket) => {
+    const address = canonicalAddress(socket.remoteAddress) ?? 'unknown';
+    const holding = held.get(address) ?? 0;
+    if (holding >= perAddress || (open >= crowded && holding * held.size >= open)) return void socket.destroy();
+    held.set(address, holding + 1);
+    open++;
+    socket.once('close', () => {
+      open--;
+      const left = held.get(address)! - 1;
+      if (left === 0) held.delete(address);
+      else held.set(address, left);
+    });
+  });
 }
 
 /** Sends a refusal's answer on a socket whose request Node could not parse. */

@@ -1,3 +1,4 @@
+import { isInvisible } from '../../shared/visible-text.js';
 import { InvalidRequestError } from './errors/invalid-request-error.js';
 
 /** PetName's `maxLength` in openapi.yaml (test/hostile/names.test.ts holds the two together). */
@@ -7,7 +8,8 @@ export const PET_NAME_MAX_LENGTH = 100;
  * A name as the store keeps it: in Unicode Normalization Form C, so that "Café" typed with a
  * precomposed é and with e + U+0301 is one name. A few characters grow under NFC (U+0958 becomes
  * two code points): a name whose NFC form exceeds the contract's length is refused, never stored
- * longer than every response promises.
+ * longer than every response promises. A name of invisible characters only is refused here too:
+ * PetName's pattern names those up to U+FFFF, not those above it (tags, U+1D173…).
  * @see https://unicode.org/reports/tr15/
  */
 export function canonicalName(name: string): string {
@@ -20,5 +22,7 @@ export function canonicalName(name: string): string {
       ]);
     }
   }
+  if (isInvisible(nfc))
+    throw new InvalidRequestError([{ field: 'body.name', message: 'must hold a character that is not white space or invisible' }]);
   return nfc;
 }

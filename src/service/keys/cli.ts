@@ -1,6 +1,7 @@
 /** `npm run keys`: issue, list and revoke API keys in the service's store. */
 import { failUsage, invokedAs, parseCommandLine, wholeNumberOption } from '../../shared/command-line.js';
 import { tableLines } from '../../shared/text-table.js';
+import { escapeUnsafe } from '../../shared/visible-text.js';
 import { ConfigError } from '../config/config-error.js';
 import { loadConfig } from '../config/load-config.js';
 import { isPlan, PLAN_LIMITS, PLANS } from '../limits/plans.js';
@@ -60,6 +61,7 @@ Options:
 /** What issueKey refuses, said with this command's options. */
 const IN_OPTIONS: Record<KeyRequestProblem, (plan: string) => string> = {
   name_length: () => `--name must be 1 to ${KEY_NAME_MAX_LENGTH} characters`,
+  name_characters: () => '--name may not hold control characters (a newline, ESC…), nor only invisible ones',
   limits_missing: () => 'an enterprise key needs --per-minute and --per-day',
   limits_order: () => '--per-minute cannot be larger than --per-day',
   limits_not_allowed: (plan) => `--per-minute and --per-day are for enterprise keys; the ${plan} plan has fixed limits`,
@@ -106,7 +108,7 @@ async function create(store: Store, args: string[], defaultEnv: KeyEnvironment):
   }
   const { record, key } = issued;
   process.stdout.write(
-    `Created key ${record.id} "${record.name}" (${record.plan}, ${record.environment}${record.plan === 'enterprise' ? `, ${record.perMinute}/min ${record.perDay}/day` : ''}).\n` +
+    `Created key ${record.id} "${escapeUnsafe(record.name)}" (${record.plan}, ${record.environment}${record.plan === 'enterprise' ? `, ${record.perMinute}/min ${record.perDay}/day` : ''}).\n` +
       `This is the only time the key is shown; store it now:\n\n${key}\n`,
   );
 }
@@ -121,16 +123,27 @@ async function list(store: Store, args: string[]): Promise<void> {
   const keys = await store.listKeys();
   if (values.json) {
     // Never the hash: what is listed may be pasted anywhere.
-    for (const k of keys) process.stdout.write(`${JSON.stringify(k, (field, value: unknown) => (field === 'hash' ? undefined : value))}\n`);
+    for (const k of keys)
+      process.stdout.write(`${escapeUnsafe(JSON.stringify(k, (field, value: unknown) => (field === 'hash' ? undefined : value)))}\n`);
     return;
   }
   if (keys.length === 0) {
     process.stdout.write(`No keys. Issue one with: ${KEYS} create --plan free --name NAME\n`);
     return;
   }
+  // A name stored before names were checked is shown escaped: it can neither drive the terminal nor forge a row.
   const rows = [
     ['ID', 'NAME', 'PLAN', 'LIMITS', 'ENV', 'KEY STARTS', 'CREATED', 'REVOKED'],
-    ...keys.map((k) => [k.id, k.name, k.plan, limitsText(k), k.environment, `${k.displayPrefix}…`, k.createdAt, k.revokedAt ?? '-']),
+    ...keys.map((k) => [
+      k.id,
+      escapeUnsafe(k.name),
+      k.plan,
+      limitsText(k),
+      k.environment,
+      `${k.displayPrefix}…`,
+      k.createdAt,
+      k.revokedAt ?? '-',
+    ]),
   ];
   for (const line of tableLines(rows)) process.stdout.write(`${line}\n`);
 }
@@ -141,14 +154,14 @@ async function revoke(store: Store, args: string[]): Promise<void> {
   const id = positionals[0]!;
   const before = (await store.listKeys()).find((k) => k.id === id);
   if (!before) {
-    process.stderr.write(`No key with id ${id}. See ${KEYS} list.\n`);
+    process.stderr.write(`No key with id ${escapeUnsafe(id)}. See ${KEYS} list.\n`);
     process.exit(1);
   }
   const revoked = await store.revokeKey(id, new Date());
   process.stdout.write(
     before.revokedAt
       ? `Key ${id} was already revoked on ${before.revokedAt}.\n`
-      : `Revoked key ${id} "${revoked!.name}" at ${revoked!.revokedAt}.\n`,
+      : `Revoked key ${id} "${escapeUnsafe(revoked!.name)}" at ${revoked!.revokedAt}.\n`,
   );
 }
 

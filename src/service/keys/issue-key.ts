@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { hasUnsafeCharacter, isInvisible } from '../../shared/visible-text.js';
 import type { Plan } from '../limits/plans.js';
 import type { ApiKeyRecord, KeyRepository } from '../store/store.js';
 import { generateKey, type KeyEnvironment } from './key-format.js';
@@ -18,12 +19,17 @@ export const KEY_NAME_MAX_LENGTH = 200;
 
 /**
  * Issues a key: stores its hash and returns the key, which is never shown again. Throws a
- * KeyRequestError for a name that is empty or too long, and for limits that do not fit the plan.
+ * KeyRequestError for a name that is empty or too long, holds a control character (one a
+ * terminal would act on when the name is listed) or only invisible ones, and for limits that
+ * do not fit the plan.
  */
 export async function issueKey(keys: KeyRepository, request: KeyRequest, now: Date): Promise<{ key: string; record: ApiKeyRecord }> {
   const name = request.name.trim();
   if (name.length === 0 || name.length > KEY_NAME_MAX_LENGTH) {
     throw new KeyRequestError('name_length', `a key's name must be 1 to ${KEY_NAME_MAX_LENGTH} characters, not ${name.length}`);
+  }
+  if (hasUnsafeCharacter(name) || isInvisible(name)) {
+    throw new KeyRequestError('name_characters', "a key's name may not hold control characters, nor only invisible ones");
   }
   const custom = request.perMinute !== undefined || request.perDay !== undefined;
   if (request.plan === 'enterprise') {

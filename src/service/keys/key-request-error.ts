@@ -1,5 +1,5 @@
 /** Which rule of a key request {@link KeyRequestError} reports. */
-export type KeyRequestProblem = 'name_length' | 'limits_missing' | 'limits_order' | 'limits_not_allowed';
+export type KeyRequestProblem = 'name_length' | 'name_characters' | 'limits_missing' | 'limits_order' | 'limits_not_allowed';
 
 /**
  * Thrown by issueKey for a request it cannot issue a key for. `problem` names the rule broken,

@@ -1,4 +1,4 @@
-/** A value now (the memory counters) or later (Redis). */
+/** A value now (AddressCounter) or later (rate-limiter-flexible's limiters). */
 export type Eventually<T> = T | Promise<T>;
 
 /** What the limiter reads of a counter. */
@@ -8,7 +8,7 @@ export interface CounterValue {
 
 /**
  * One named counter per key, expiring: the part of rate-limiter-flexible's limiters the limiter
- * uses, which its Redis limiters have, and MemoryCounter (memory-counters.ts) answers without a promise.
+ * uses, which AddressCounter (address-counter.ts) answers without a promise.
  */
 export interface Counter {
   get(key: string): Eventually<CounterValue | null>;
@@ -32,7 +32,12 @@ export interface LimitCounters {
   refusals: Counter;
   /** Active bans; the stored points are the ban's end, in Unix seconds. */
   bans: Counter;
+  /** API keys found valid, by hash, for VALID_KEY_SECONDS after they were last noted (see BannedAddresses). */
+  validKeys: Counter;
 }
+
+/** How long a key found valid is remembered as such after it was last noted: a week. */
+export const VALID_KEY_SECONDS = 7 * 86_400;
 
 /**
  * Each counter's name and how long (seconds) its entries live, for every backend. The counters
@@ -44,6 +49,7 @@ const COUNTERS: Record<keyof LimitCounters, { points: number; duration: number }
   day: { points: Number.MAX_SAFE_INTEGER, duration: 86_400 },
   refusals: { points: Number.MAX_SAFE_INTEGER, duration: 86_400 },
   bans: { points: Number.MAX_SAFE_INTEGER, duration: 86_400 },
+  validKeys: { points: Number.MAX_SAFE_INTEGER, duration: VALID_KEY_SECONDS },
 };
 
 /** Builds one counter per entry of COUNTERS. */
@@ -53,5 +59,6 @@ export function buildCounters(make: (name: keyof LimitCounters, options: { point
     day: make('day', COUNTERS.day),
     refusals: make('refusals', COUNTERS.refusals),
     bans: make('bans', COUNTERS.bans),
+    validKeys: make('validKeys', COUNTERS.validKeys),
   };
 }

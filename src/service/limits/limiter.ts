@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import type { Eventually, LimitCounters } from './counters.js';
+import type { Counter, Eventually, LimitCounters } from './counters.js';
 import type { Limits } from './plans.js';
 
 /** What the limiter decided for one request, with what the rate-limit headers report. */
@@ -15,29 +15,29 @@ export interface LimitDecision {
   retryAfter: number | null;
 }
 
-/** When a subject that keeps sending while refused is banned, and for how long. */
+/** When a sender that keeps sending while told to wait gets its subject banned, and for how long. */
 export interface BanPolicy {
   /**
-   * Refusals within one window, past the grace and past those excused as clients coming back
-   * (see {@link RETURNING_CLIENTS_MAX}), after which the subject is banned.
+   * Refusals of one sender within one window, past the grace and past those excused as clients
+   * coming back (see {@link RETURNING_CLIENTS_MAX}), after which the subject is banned.
    */
   banAfterRefusals: number;
   banSeconds: number;
 }
 
 /**
- * At most this many refusals of a window are excused as clients coming back after the previous
- * window's `Retry-After`. Clients that honour `Retry-After` are each refused at most once a
- * window, so a window refuses no more of them than the previous window refused in all; a
- * subject's excuse is that number, up to this cap, so a client cannot earn an ever larger one
- * by being refused in bursts.
+ * At most this many refusals of a sender in a window are excused as clients behind its address
+ * coming back after the previous window's `Retry-After`. Clients that honour `Retry-After` are
+ * each refused at most once a window, so a window refuses no more of them than the previous
+ * window refused in all; a sender's excuse is that number, up to this cap, so a client cannot
+ * earn an ever larger one by being refused in bursts.
  */
 const RETURNING_CLIENTS_MAX = 1_000;
 
 /**
- * Refusals within this many seconds of a window's first refusal do not count towards a ban:
- * they are requests that were already on their way when the client was first told to wait.
- * Measured in milliseconds, so the grace is never shorter than this.
+ * Refusals within this many seconds of a sender's first refusal in a window do not count
+ * towards a ban: they are requests that were already on their way when it was first told to
+ * wait. Measured in milliseconds, so the grace is never shorter than this.
  */
 const REFUSAL_GRACE_SECONDS = 2;
 
@@ -51,14 +51,15 @@ function bannedUntil(until: number, nowSec: number, limit: number): LimitDecisio
 }
 
 /**
- * Per-subject limits over a minute and a day window, with temporary bans for subjects that keep
- * sending while refused. A client that waits `Retry-After` after a refusal finds a fresh window
- * and is never refused twice in one window. Many clients may share a subject (workers sharing a
- * key, users behind one address), each refused once, at moments spread by their jitter: a
- * window's refusals are counted towards a ban only past the grace after its first refusal, and
- * only beyond those of clients coming back from the previous window (as many as it refused in
- * all, at most RETURNING_CLIENTS_MAX). A subject is banned when more than `banAfterRefusals`
- * are left: a client sending on while refused, not a crowd coming back.
+ * Per-subject limits over a minute and a day window, with temporary bans for subjects whose
+ * senders keep sending while told to wait. A refusal says to wait until the window's end
+ * (`Retry-After`), so a sender that honours it is refused at most once a window; many may share a
+ * subject (workers sharing a key, clients arriving one after another), each refused once. So
+ * refusals are counted per sender (a subject from one client address): a sender's first refusal
+ * in a window never counts, nor do those of the grace after it (requests already on their way),
+ * nor, beyond that, as many as the same sender was refused in all in the previous window (several
+ * clients behind one address coming back, at most RETURNING_CLIENTS_MAX). The subject is banned
+ * when a sender has more than `banAfterRefusals` left: it sends on while told to wait.
  */
 export class RateLimiter {
   constructor(
@@ -67,8 +68,16 @@ export class RateLimiter {
     private readonly policy: BanPolicy,
   ) {}
 
-  /** Counts one request of `subject` (a key id or a client address) and decides on it. */
-  async check(subject: string, limits: Limits): Promise<LimitDecision> {
+  /** The keys found valid, kept with the limiter's counters (in Redis, shared): see BannedAddresses. */
+  get validKeys(): Counter {
+    return this.counters.validKeys;
+  }
+
+  /**
+   * Counts one request of `subject` (a key id or a client address) and decides on it; `sender`
+   * is the client address the request came from (the subject itself, for an address).
+   */
+  async check(subject: string, limits: Limits, sender: string): Promise<LimitDecision> {
     const nowMs = this.clock.now();
     const nowSec = Math.floor(nowMs / 1000);
 
@@ -86,12 +95,12 @@ export class RateLimiter {
       used: minute.consumedPoints,
       resetAt: (minuteIndex + 1) * WINDOWS.minute,
     };
-    if (minuteState.used > minuteState.limit) return this.refuse(subject, minuteState, nowMs, minuteIndex);
+    if (minuteState.used > minuteState.limit) return this.refuse(subject, sender, minuteState, nowMs, minuteIndex);
 
     const dayIndex = Math.floor(nowSec / WINDOWS.day);
     const day = await this.counters.day.consume(`${subject}:${dayIndex}`);
     const dayState = { window: 'day' as const, limit: limits.perDay, used: day.consumedPoints, resetAt: (dayIndex + 1) * WINDOWS.day };
-    if (dayState.used > dayState.limit) return this.refuse(subject, dayState, nowMs, dayIndex);
+    if (dayState.used > dayState.limit) return this.refuse(subject, sender, dayState, nowMs, dayIndex);
 
     const minuteLeft = minuteState.limit - minuteState.used;
     const dayLeft = dayState.limit - dayState.used;
@@ -138,6 +147,7 @@ export class RateLimiter {
 
   private async refuse(
     subject: string,
+    sender: string,
     state: { window: 'minute' | 'day'; limit: number; resetAt: number },
     nowMs: number,
     windowIndex: number,
@@ -151,13 +161,16 @@ export class RateLimiter {
       resetAt: state.resetAt,
       retryAfter: Math.max(1, state.resetAt - nowSec),
     };
-    const key = `${subject}:${state.window}:${windowIndex}`;
+    // Counted per sender: under the address (never `key:`), so that the memory counters keep
+    // them in their bounded table of addresses, however many addresses send one key.
+    const senderOf = sender === subject ? subject : `${sender}|${subject}`;
+    const key = `${senderOf}:${state.window}:${windowIndex}`;
     const ttl = Math.max(1, state.resetAt - nowSec);
-    // Every refusal of the window is counted under :all, kept through the next window: how many
-    // clients that next window may see coming back.
+    // Every refusal of the sender in the window is counted under :all, kept through the next
+    // window: how many of its clients that next window may see coming back.
     const all = this.counters.refusals.consume(`${key}:all`, 1, { customDuration: ttl + WINDOWS[state.window] });
-    // The first refusal of the window is remembered (its time, in Unix milliseconds) and not
-    // counted, nor are those of the grace after it: requests already on their way.
+    // The sender's first refusal of the window is remembered (its time, in Unix milliseconds)
+    // and not counted, nor are those of the grace after it: requests already on their way.
     const first = await this.counters.refusals.get(`${key}:first-ms`);
     await all;
     if (!first) {
@@ -167,10 +180,11 @@ export class RateLimiter {
     if (nowMs - first.consumedPoints < REFUSAL_GRACE_SECONDS * 1000) return refused;
     const [refusals, before] = await Promise.all([
       this.counters.refusals.consume(key, 1, { customDuration: ttl }),
-      this.counters.refusals.get(`${subject}:${state.window}:${windowIndex - 1}:all`),
+      this.counters.refusals.get(`${senderOf}:${state.window}:${windowIndex - 1}:all`),
     ]);
-    // Clients refused in the previous window come back in this one, each once, at a moment of
-    // their choosing (Retry-After plus jitter): as many refusals as they were are excused.
+    // Clients behind the sender's address refused in the previous window come back in this one,
+    // each once, at a moment of their choosing (Retry-After plus jitter): as many refusals as
+    // they were are excused.
     const returning = Math.min(before?.consumedPoints ?? 0, RETURNING_CLIENTS_MAX);
     if (refusals.consumedPoints > this.policy.banAfterRefusals + returning) {
       const until = nowSec + this.policy.banSeconds;

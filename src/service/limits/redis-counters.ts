@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
-import { buildCounters, type Counter, type LimitCounters } from './counters.js';
+import { RateLimiterRedis } from 'rate-limiter-flexible';
+import { buildCounters, type Counter, type Eventually, type LimitCounters } from './counters.js';
+import { MEMORY_COUNTER_MAX_ENTRIES, memoryCounters } from './memory-counters.js';
 
 /**
  * After Redis fails a command, the counters go straight to memory for this long before asking
@@ -10,18 +11,28 @@ import { buildCounters, type Counter, type LimitCounters } from './counters.js';
  */
 export const REDIS_RETRY_AFTER_MS = 1000;
 
+/**
+ * How often an instance asks Redis for a PING (with the command timeout) to learn whether its
+ * connection still answers; after STALLED_AFTER_PINGS unanswered in a row, the connection is
+ * replaced. A connection can go half-open (a lost NAT or firewall state, a hung server): nothing
+ * errors, commands time out one by one, and ioredis never reconnects by itself.
+ */
+const REDIS_PING_INTERVAL_MS = 1000;
+const STALLED_AFTER_PINGS = 2;
+
 /** Options of {@link connectRedis}. */
 export interface RedisOptions {
   url: string;
   /** A command slower than this fails, and the instance counts in memory meanwhile. */
   commandTimeoutMs: number;
-  /** Told when Redis goes away and when it is back. */
+  /** Told when Redis goes away (or stops answering) and when it is back. */
   onStateChange?: (state: 'unavailable' | 'ready', error?: Error) => void;
 }
 
 /**
  * An ioredis client that never queues or waits: while Redis is down or slow, commands fail at
- * once (or after the command timeout) so requests are never held up; it reconnects by itself.
+ * once (or after the command timeout) so requests are never held up; it reconnects by itself,
+ * and replaces a connection on which Redis stopped answering (see REDIS_PING_INTERVAL_MS).
  */
 export function connectRedis(options: RedisOptions): Redis {
   const client = new Redis(options.url, {
@@ -33,18 +44,34 @@ export function connectRedis(options: RedisOptions): Redis {
     lazyConnect: false,
   });
   let available = true;
-  client.on('error', (error: Error) => {
+  const unavailable = (error: Error) => {
     if (available) {
       available = false;
       options.onStateChange?.('unavailable', error);
     }
-  });
+  };
+  client.on('error', unavailable);
   client.on('ready', () => {
     if (!available) {
       available = true;
       options.onStateChange?.('ready');
     }
   });
+  let unanswered = 0;
+  const watchdog = setInterval(() => {
+    if (client.status !== 'ready') return void (unanswered = 0);
+    client.ping().then(
+      () => (unanswered = 0),
+      (error: unknown) => {
+        if (++unanswered < STALLED_AFTER_PINGS || client.status !== 'ready') return;
+        unanswered = 0;
+        unavailable(new Error(`Redis answered none of ${STALLED_AFTER_PINGS} PINGs in a row: replacing the connection`, { cause: error }));
+        client.disconnect(true);
+      },
+    );
+  }, REDIS_PING_INTERVAL_MS);
+  watchdog.unref();
+  client.on('end', () => clearInterval(watchdog));
   return client;
 }
 
@@ -63,69 +90,68 @@ class Breaker {
 }
 
 /**
- * A memory limiter that trips the breaker when rate-limiter-flexible falls back to it, that is,
- * when it is used while the breaker is closed (while it is open, the counters use it directly).
+ * One counter: Redis, or this instance's memory counter (bounded like the single-instance
+ * ones, memory-counters.ts) while the breaker is open, or when Redis fails the command.
  */
-class FallbackLimiter extends RateLimiterMemory {
-  constructor(
-    options: ConstructorParameters<typeof RateLimiterMemory>[0],
-    private readonly breaker: Breaker,
-  ) {
-    super(options);
-  }
-  override consume(...args: Parameters<RateLimiterMemory['consume']>) {
-    if (!this.breaker.isOpen()) this.breaker.trip();
-    return super.consume(...args);
-  }
-  override get(...args: Parameters<RateLimiterMemory['get']>) {
-    if (!this.breaker.isOpen()) this.breaker.trip();
-    return super.get(...args);
-  }
-  override set(...args: Parameters<RateLimiterMemory['set']>) {
-    if (!this.breaker.isOpen()) this.breaker.trip();
-    return super.set(...args);
-  }
-}
-
-/** One counter: Redis, or, while the breaker is open, the same memory Redis falls back to. */
 class RedisOrMemoryCounter implements Counter {
   constructor(
     private readonly redis: RateLimiterRedis,
-    private readonly memory: FallbackLimiter,
+    private readonly memory: Counter,
     private readonly breaker: Breaker,
   ) {}
+  private either<T>(fromRedis: () => Promise<T>, fromMemory: () => Eventually<T>): Eventually<T> {
+    if (this.breaker.isOpen()) return fromMemory();
+    return fromRedis().catch((error: unknown) => {
+      // rate-limiter-flexible rejects with an Error when Redis fails (its points are never exceeded).
+      if (!(error instanceof Error)) throw error;
+      // The commands of one request fail together: the breaker trips once for them.
+      if (!this.breaker.isOpen()) this.breaker.trip();
+      return fromMemory();
+    });
+  }
   get(key: string) {
-    return this.breaker.isOpen() ? this.memory.get(key) : this.redis.get(key);
+    return this.either(
+      () => this.redis.get(key),
+      () => this.memory.get(key),
+    );
   }
   consume(key: string, points?: number, options?: { customDuration?: number }) {
-    return this.breaker.isOpen() ? this.memory.consume(key, points, options) : this.redis.consume(key, points, options);
+    return this.either(
+      () => this.redis.consume(key, points, options),
+      () => this.memory.consume(key, points, options),
+    );
   }
   set(key: string, points: number, secDuration: number) {
-    return this.breaker.isOpen() ? this.memory.set(key, points, secDuration) : this.redis.set(key, points, secDuration);
+    return this.either(
+      () => this.redis.set(key, points, secDuration),
+      () => this.memory.set(key, points, secDuration),
+    );
   }
   delete(key: string) {
-    return this.breaker.isOpen() ? this.memory.delete(key) : this.redis.delete(key);
+    return this.either(
+      () => this.redis.delete(key),
+      () => this.memory.delete(key),
+    );
   }
 }
 
 /**
  * Counters in Redis, shared by every instance: limits and bans hold across them. When Redis
- * fails a command (down, slow beyond the timeout), rate-limiter-flexible's insurance limiter
- * counts in this instance's memory instead, and `onFallback` is told; for REDIS_RETRY_AFTER_MS
- * after that the memory answers without asking Redis; then Redis is asked again, and used as
- * soon as it answers.
+ * fails a command (down, slow beyond the timeout), this instance counts in its own memory
+ * instead (memoryCounters, at most `maxEntries` windows of client addresses per counter), and
+ * `onFallback` is told; for REDIS_RETRY_AFTER_MS after that the memory answers without asking
+ * Redis; then Redis is asked again, and used as soon as it answers.
  */
-export function redisCounters(client: Redis, prefix: string, onFallback: () => void): LimitCounters {
+export function redisCounters(
+  client: Redis,
+  prefix: string,
+  onFallback: () => void,
+  maxEntries = MEMORY_COUNTER_MAX_ENTRIES,
+): LimitCounters {
   const breaker = new Breaker(onFallback);
+  const memory = memoryCounters(maxEntries);
   return buildCounters((name, options) => {
-    const memory = new FallbackLimiter({ keyPrefix: `fallback:${name}`, ...options }, breaker);
-    const redis = new RateLimiterRedis({
-      storeClient: client,
-      keyPrefix: `${prefix}:${name}`,
-      rejectIfRedisNotReady: true,
-      insuranceLimiter: memory,
-      ...options,
-    });
-    return new RedisOrMemoryCounter(redis, memory, breaker);
+    const redis = new RateLimiterRedis({ storeClient: client, keyPrefix: `${prefix}:${name}`, rejectIfRedisNotReady: true, ...options });
+    return new RedisOrMemoryCounter(redis, memory[name], breaker);
   });
 }

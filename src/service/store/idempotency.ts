@@ -1,4 +1,4 @@
-import type { ClaimTiming, IdempotencyClaim } from './store.js';
+import type { ClaimTiming, IdempotencyClaim } from './records.js';
 
 /**
  * How long Idempotency-Key records are kept (the contract promises at least 24 hours), and after

@@ -1,7 +1,4 @@
-import type { Store } from './store.js';
-
-/** The engines a migration is written for. */
-export type Engine = Store['engine'];
+import type { Engine } from './records.js';
 
 /**
  * One schema change. A database applies it once, in the order of MIGRATIONS, and records it in

@@ -1,4 +1,5 @@
-import { MIGRATIONS, type Engine, type Migration } from './migrations.js';
+import { MIGRATIONS, type Migration } from './migrations.js';
+import type { Engine } from './records.js';
 import { SchemaTooNewError } from './schema-too-new-error.js';
 
 /**

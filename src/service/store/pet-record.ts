@@ -1,4 +1,4 @@
-import type { Pet, PetStatus, PetToCreate } from './store.js';
+import type { Pet, PetStatus, PetToCreate } from './records.js';
 
 /**
  * How both stores keep an animal: the fields the database filters, orders or constrains as
@@ -10,8 +10,8 @@ import type { Pet, PetStatus, PetToCreate } from './store.js';
  */
 export const PET_COLUMNS = { name: 'name', categoryId: 'category_id', status: 'status' } as const;
 
-/** The columns of `pets` a store reads an animal from, in the order petFromRow takes them. */
-export const PET_SELECT = 'id, name, category_id, status, other_fields';
+/** The columns of `pets` a store reads an animal from. */
+export const PET_SELECT = ['id', 'name', 'category_id', 'status', 'other_fields'] as const;
 
 /** The fields kept as columns, besides `id`, which the store assigns. */
 type ColumnField = keyof typeof PET_COLUMNS;
@@ -26,12 +26,21 @@ export function otherFieldsOf(pet: PetToCreate): string | null {
   return other.length === 0 ? null : JSON.stringify(Object.fromEntries(other));
 }
 
+/** A pets row as PET_SELECT reads it. */
+export interface PetRow {
+  id: number;
+  name: string;
+  category_id: number;
+  status: PetStatus;
+  other_fields: string | object | null;
+}
+
 /**
  * An animal as the contract returns it, from its columns and its other fields (JSON text, as
- * SQLite gives it, or already parsed, as PostgreSQL gives JSONB). Columns first, then the other
+ * SQLite gives it, or already parsed, as PostgreSQL gives JSON). Columns first, then the other
  * fields in the order they were sent.
  */
-export function petFromRow(id: number, name: string, categoryId: number, status: PetStatus, otherFields: string | object | null): Pet {
+export function petFromRow({ id, name, category_id: categoryId, status, other_fields: otherFields }: PetRow): Pet {
   if (otherFields === null) return { id, name, categoryId, status };
   const other = (typeof otherFields === 'string' ? JSON.parse(otherFields) : otherFields) as OtherFields;
   return { id, name, categoryId, status, ...other };

@@ -40,11 +40,12 @@ export function renderHandlerStub(operationId: string, summary: string): string 
 }
 
 /**
- * Renders every generated file from the contract at `specPath`, in memory: the client package's
- * `src/generated/` (the types, the contract's version and servers), which imports nothing of the
- * service, and the service's `generated/` (the handler of every operation); the service takes
- * the types from the client package, and its operation table from the contract at start
- * (src/contract/operations.ts), so there is no second copy of it to fall out of date.
+ * Renders every generated file from the contract at `specPath`, in memory: the service's
+ * `generated/` (the types, and the handler of every operation) and the client package's
+ * `src/generated/` (the same types, the contract's version and servers), which imports nothing
+ * of the service: the package is published on its own, so it has its own copy of the types. The
+ * service takes its operation table from the contract at start (src/contract/operations.ts), so
+ * there is no copy of it to fall out of date.
  */
 export async function renderGenerated(specPath: string, targets: GenerateTargets): Promise<GeneratedFile[]> {
   const doc = loadSpec(specPath);
@@ -76,6 +77,7 @@ export async function renderGenerated(specPath: string, targets: GenerateTargets
 
   return [
     { dir: targets.outDir, name: 'handlers.ts', text: handlersFile },
+    { dir: targets.outDir, name: 'openapi.ts', text: types },
     { dir: targets.clientDir, name: 'openapi.ts', text: types },
     { dir: targets.clientDir, name: 'contract.ts', text: contract },
   ];

@@ -1,6 +1,6 @@
 /** How the mock picks Prism's answer (the Prefer header) and dresses it in the headers the server would send. */
 import { isDeepStrictEqual } from 'node:util';
-import { namedExamples, unfitFields, type ExampleObject } from '../../../lint/response-examples.js';
+import { namedExamples, unfitFields, type ExampleObject } from '../../contract/response-examples.js';
 import type { MockContract, MockOperation } from './mock-contract.js';
 import { withoutHeaderViolation } from './prism-translation.js';
 

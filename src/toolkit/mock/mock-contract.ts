@@ -1,6 +1,6 @@
-import { operationInputs, type OperationInputs } from '../../../lint/response-examples.js';
-import { strictParametersOf, type StrictParameters } from '../../service/http/middleware/strict-parameters.js';
-import { PathMatcher } from '../../service/http/routing.js';
+import { PathMatcher } from '../../contract/contract-paths.js';
+import { operationInputs, type OperationInputs } from '../../contract/response-examples.js';
+import { strictParametersOf, type StrictParameters } from '../../contract/strict-parameters.js';
 import { loadSpec, resolveRef } from '../../contract/load-spec.js';
 import { basePathOf, deprecationHeaders, listOperations, type OperationInfo } from '../../contract/operations.js';
 
@@ -17,6 +17,8 @@ export interface MockOperation {
 
 /** The contract as the mock reads it, once, at start. */
 export interface MockContract {
+  /** The contract's `info.title`. */
+  title: string;
   /** The version segment every path is under (`/v1`). */
   basePath: string;
   /** Resolves a `$ref` of the contract. */
@@ -59,6 +61,7 @@ export function readMockContract(specPath: string): MockContract {
     });
   }
   return {
+    title: doc.info.title,
     basePath,
     resolve,
     commonHeaders: {

@@ -1,8 +1,6 @@
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import { ApiError } from '../../service/http/errors/api-error.js';
-import { InvalidRequestError } from '../../service/http/errors/invalid-request-error.js';
-import { parseStrictJson } from '../../service/http/middleware/json-body.js';
-import { parameterProblems } from '../../service/http/middleware/strict-parameters.js';
+import { strictJsonRefusal, type StrictJsonProblem } from '../../contract/strict-json.js';
+import { parameterProblems } from '../../contract/strict-parameters.js';
 import { dressHeaders, preferFitting, preferParts, type ResponseHeaders } from './mock-answers.js';
 import type { MockContract, MockOperation } from './mock-contract.js';
 import { prismViolationsToError, problemToError, type ErrorBody } from './prism-translation.js';
@@ -16,6 +14,11 @@ function queryOf(search: string): Record<string, string | string[]> {
     query[name] = values.length === 1 ? values[0]! : values;
   }
   return query;
+}
+
+/** The server's 400 Error body, naming each refused field. */
+function invalidRequest(details: StrictJsonProblem[], message = 'The request is invalid; see details.'): ErrorBody {
+  return { code: 'invalid_request', message, status: 400, details };
 }
 
 /** Whether Prism would take the request as authenticated (any bearer token); otherwise it answers 401 first, as the server does. */
@@ -73,19 +76,19 @@ export class MockProxy {
     rawParams: Record<string, string>,
     query: Record<string, string | string[]>,
   ): ErrorBody | null {
-    try {
-      if (op.info.hasRequestBody && body.length > 0 && /^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? ''))
-        parseStrictJson(body);
-      const pathParams: Record<string, string> = {};
-      for (const [name, value] of Object.entries(rawParams)) pathParams[name] = decodeURIComponent(value);
-      const details = parameterProblems(op.strict, query, pathParams);
-      return details.length > 0 ? new InvalidRequestError(details).toBody() : null;
-    } catch (error) {
-      if (error instanceof ApiError) return error.toBody();
-      // As the server's error handler answers a path that does not decode (`/pets/%ZZ`).
-      if (error instanceof URIError) return new InvalidRequestError([{ field: 'path', message: 'is not valid percent-encoding' }]).toBody();
-      throw error;
+    if (op.info.hasRequestBody && body.length > 0 && /^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
+      const refusal = strictJsonRefusal(body);
+      if (refusal) return invalidRequest(refusal.details, refusal.message);
     }
+    const pathParams: Record<string, string> = {};
+    try {
+      for (const [name, value] of Object.entries(rawParams)) pathParams[name] = decodeURIComponent(value);
+    } catch {
+      // As the server's error handler answers a path that does not decode (`/pets/%ZZ`).
+      return invalidRequest([{ field: 'path', message: 'is not valid percent-encoding' }]);
+    }
+    const details = parameterProblems(op.strict, query, pathParams);
+    return details.length > 0 ? invalidRequest(details) : null;
   }
 
   /**
@@ -97,6 +100,12 @@ export class MockProxy {
     const queryAt = url.indexOf('?');
     const query = queryOf(queryAt === -1 ? '' : url.slice(queryAt + 1));
     const match = this.contract.paths.match(queryAt === -1 ? url : url.slice(0, queryAt));
+    // As the service routes: after the key, a path the contract does not have is a 404 (Prism
+    // would take `/pets/` for `/pets`).
+    if (!match && hasBearer(req.headers)) {
+      const path = queryAt === -1 ? url : url.slice(0, queryAt);
+      return this.sendError(res, { code: 'not_found', message: `No route ${req.method} ${path}.`, status: 404 });
+    }
     const info = match?.byMethod.get(req.method ?? 'GET');
     const op = info && this.contract.operations.get(info);
     const preferHeader = [req.headers.prefer ?? []].flat().join(', ') || undefined;
@@ -148,9 +157,7 @@ export class MockProxy {
     // The server's validator refuses a query parameter the operation does not declare
     // before it checks anything else (in express-openapi-validator's words); Prism ignores it.
     if (unknownQuery.length > 0 && (status < 300 || translated?.code === 'invalid_request')) {
-      translated = new InvalidRequestError(
-        unknownQuery.map((name) => ({ field: `query.${name}`, message: `Unknown query parameter '${name}'` })),
-      ).toBody();
+      translated = invalidRequest(unknownQuery.map((name) => ({ field: `query.${name}`, message: `Unknown query parameter '${name}'` })));
     }
     if (translated) {
       const keep: Record<string, string> = {};

@@ -26,6 +26,10 @@ export interface MockServer {
   /** Base URL of the API, with the version segment (`http://127.0.0.1:4010/v1`). */
   url: string;
   port: number;
+  /** The contract's `info.title`. */
+  title: string;
+  /** The path of the contract's first GET without path parameters (`/pets`), to try the mock with; null when it has none. */
+  examplePath: string | null;
   /** Stops the proxy and Prism. */
   close(): Promise<void>;
 }
@@ -75,6 +79,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   return {
     url: `http://${shownHost}:${port}${contract.basePath}`,
     port,
+    title: contract.title,
+    examplePath: [...contract.operations.keys()].find((op) => op.method === 'get' && !op.path.includes('{'))?.path ?? null,
     close: async () => {
       const closed = new Promise<void>((done) => proxy.close(() => done()));
       proxy.closeAllConnections();

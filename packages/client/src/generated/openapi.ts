@@ -72,7 +72,7 @@ export interface components {
          */
         CategoryId: number;
         /**
-         * @description The animal's name: 1 to 100 characters (Unicode code points), stored and returned in Unicode Normalization Form C (NFC), so that "Café" typed either way is one name; a name whose NFC form is longer than 100 characters is refused. It may not hold control characters (`\p{Cc}`: U+0000-U+001F, U+007F-U+009F), bidirectional controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069), line or paragraph separators (U+2028, U+2029) or unpaired surrogates (U+D800-U+DFFF alone, which no store can keep), and it may not consist only of white space and invisible characters (spaces, U+00AD, U+034F, Hangul fillers, U+17B4-U+17B5, Mongolian and other variation selectors, U+200B-U+200D, U+2060-U+2064, U+206A-U+206F, U+3164, U+FEFF, U+FFA0). The pattern says exactly that; it is meant in Unicode mode (ECMA-262's `u` flag, as JSON Schema validators such as ajv apply it), where an emoji is one character, is valid syntax without that flag too, and matches in time linear in the name's length (`npm run lint` proves every pattern of this contract so).
+         * @description The animal's name: 1 to 100 characters (Unicode code points), stored and returned in Unicode Normalization Form C (NFC), so that "Café" typed either way is one name; a name whose NFC form is longer than 100 characters is refused. It may not hold control characters (`\p{Cc}`: U+0000-U+001F, U+007F-U+009F), bidirectional controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069), line or paragraph separators (U+2028, U+2029) or unpaired surrogates (U+D800-U+DFFF alone, which no store can keep), and it may not consist only of white space and invisible characters: Unicode's White_Space, Default_Ignorable_Code_Point and format characters (`\p{Cf}`), and U+2800 BRAILLE PATTERN BLANK. The pattern says all of this, and means the same with and without ECMA-262's `u` flag (a character above U+FFFF is one code point with it, a surrogate pair without it, and either way it is accepted; its lookaheads refuse a surrogate that is not part of a pair in both), except for the invisible characters above U+FFFF (U+110BD, U+110CD, U+13430-U+1343F, U+1BCA0-U+1BCA3, U+1D173-U+1D17A and the tags and variation selectors of U+E0000-U+E0FFF): no pattern can name those so that it means the same in both modes, so it takes them as visible, and the service refuses a name made only of invisible characters with `400` all the same. The invisible characters up to U+FFFF it names are spaces, U+00AD, U+034F, U+0600-U+0605, U+06DD, U+070F, U+0890, U+0891, U+08E2, Hangul fillers, U+17B4-U+17B5, Mongolian and other variation selectors, U+200B-U+200D, U+2060-U+2065, U+206A-U+206F, U+2800, U+FEFF and U+FFF0-U+FFFB. It matches in time linear in the name's length (`npm run lint` proves every pattern of this contract so).
          * @example Rex
          */
         PetName: string;
@@ -128,7 +128,7 @@ export interface components {
              * @example 400
              */
             status: number;
-            /** @description One entry per offending field, on `400` responses. */
+            /** @description One entry per offending field, on `400` responses; at most 10. */
             details?: components["schemas"]["ErrorDetail"][];
         };
     };
@@ -228,6 +228,23 @@ export interface components {
         };
         /** @description The request body is larger than the service accepts (16 KiB). */
         PayloadTooLarge: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The request headers are larger than the service accepts. Sent before the request is
+         *     routed, so it carries no operation's own headers (a deprecated operation's `Deprecation`,
+         *     `Sunset` and `Link`), and the connection is closed after it.
+         */
+        RequestHeaderFieldsTooLarge: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -537,6 +554,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -589,6 +607,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -629,6 +648,7 @@ export interface operations {
             404: components["responses"]["GetPetNotFound"];
             410: components["responses"]["GetPetGone"];
             429: components["responses"]["GetPetTooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["GetPetInternalError"];
             503: components["responses"]["GetPetServiceUnavailable"];
         };

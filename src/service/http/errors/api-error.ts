@@ -1,4 +1,4 @@
-import type { components } from '@animal-store/client';
+import type { components } from '../../../../generated/openapi.js';
 
 export type ErrorCode = components['schemas']['ErrorCode'];
 export type ErrorBody = components['schemas']['Error'];

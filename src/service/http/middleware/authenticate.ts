@@ -47,7 +47,7 @@ export function authenticate(keys: KeyRepository, environment: KeyEnvironment, b
       locals.unauthenticatedReason = `the key is for ${parsed.environment}, this is ${environment}`;
       return next();
     }
-    if (!banned.empty && !banned.mayLookUp(addressSubject(req.ip, req.socket.remoteAddress), parsed.hash)) {
+    if (!banned.empty && !(await banned.mayLookUp(addressSubject(req.ip, req.socket.remoteAddress), parsed.hash))) {
       locals.unauthenticatedReason = 'the client address is banned; the key was not looked up';
       return next();
     }
@@ -64,7 +64,7 @@ export function authenticate(keys: KeyRepository, environment: KeyEnvironment, b
     else if (key.revokedAt) locals.unauthenticatedReason = 'the key was revoked';
     else {
       locals.key = key;
-      banned.noteValid(parsed.hash);
+      await banned.noteValid(parsed.hash);
     }
     next();
   };

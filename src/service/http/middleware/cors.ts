@@ -1,5 +1,5 @@
 import cors from 'cors';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { originAllowed } from '../../allowed-origins.js';
 
 /** Request headers a browser may send cross-origin besides the CORS-safelisted ones. */
@@ -31,13 +31,21 @@ export function corsResponseHeaders(allowed: readonly string[], origin: string |
   return { 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': CORS_EXPOSED_HEADERS.join(','), Vary: 'Origin' };
 }
 
+/** A browser's preflight: OPTIONS with Origin and Access-Control-Request-Method. */
+const isPreflight = (req: Request) =>
+  req.method === 'OPTIONS' && req.headers.origin !== undefined && req.headers['access-control-request-method'] !== undefined;
+
+/** Lets the rest of the route answer a preflight only; any other request skips to the next route. */
+export const preflightOnly: RequestHandler = (req, _res, next) => next(isPreflight(req) ? undefined : 'route');
+
 /**
  * CORS for the listed origins, with the maintained `cors` middleware: a preflight
  * (`OPTIONS` with `Origin` and `Access-Control-Request-Method`) from an allowed origin is answered
  * here with 204, before the key and the rate limit, as the Fetch standard expects (a browser
  * never sends credentials on a preflight); other requests from it get `Access-Control-Allow-Origin`
  * and the exposed headers, then go on. A request from any other origin gets no CORS header, so
- * the browser keeps the answer from the page. No origin listed: no CORS at all. `methods` are
+ * the browser keeps the answer from the page; its preflight is answered 405 by the contract
+ * path's {@link preflightOnly} route, before the key and the limits too. No origin listed: no CORS at all. `methods` are
  * the contract's.
  */
 export function corsFor(allowed: readonly string[], methods: readonly string[]): RequestHandler {
@@ -61,7 +69,7 @@ export function corsFor(allowed: readonly string[], methods: readonly string[]):
       return;
     }
     // An OPTIONS without Access-Control-Request-Method is not a preflight: the contract answers it (405).
-    if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] === undefined) {
+    if (req.method === 'OPTIONS' && !isPreflight(req)) {
       next();
       return;
     }

@@ -1,7 +1,6 @@
 import type { ErrorRequestHandler, Request } from 'express';
 import { ApiError, type ErrorDetail } from '../errors/api-error.js';
 import { InvalidRequestError } from '../errors/invalid-request-error.js';
-import { MethodNotAllowedError } from '../errors/method-not-allowed-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { NotImplementedError } from '../errors/not-implemented-error.js';
 import { PayloadTooLargeError } from '../errors/payload-too-large-error.js';
@@ -10,7 +9,6 @@ import { UnsupportedMediaTypeError } from '../errors/unsupported-media-type-erro
 import { isLengthGuardError } from '../../../contract/length-before-pattern.js';
 import { NO_METRICS, type ServiceMetrics } from '../../metrics/service-metrics.js';
 import { StoreUnavailableError } from '../../store/store-unavailable-error.js';
-import type { PathMatcher } from '../routing.js';
 import { localsOf } from './locals.js';
 
 /** Validator errors whose path ends in a property name as written (see fieldOf). */
@@ -49,7 +47,7 @@ function fieldOf(path: string, rawLast = false): string {
 }
 
 /** Turns anything thrown into an ApiError; null for an unexpected failure (a 500). */
-function toApiError(error: unknown, req: Request, paths: PathMatcher): ApiError | null {
+function toApiError(error: unknown, req: Request): ApiError | null {
   if (error instanceof ApiError) return error;
   if (error instanceof StoreUnavailableError) {
     return new ServiceUnavailableError('The store is temporarily unavailable; retry after 5 seconds.', 5, { cause: error });
@@ -67,8 +65,6 @@ function toApiError(error: unknown, req: Request, paths: PathMatcher): ApiError 
       }
       case 404:
         return new NotFoundError(`No route ${req.method} ${req.path}.`);
-      case 405:
-        return new MethodNotAllowedError(req.method, req.path, paths.allowedMethods(req.path));
       case 413:
         return new PayloadTooLargeError(0);
       case 415:
@@ -99,12 +95,12 @@ function toApiError(error: unknown, req: Request, paths: PathMatcher): ApiError 
  * Anything unexpected (including a response that broke the contract) is logged in full and
  * answered with a 500 that reveals nothing.
  */
-export function errorHandler(paths: PathMatcher, bodyLimitBytes: number, metrics: ServiceMetrics = NO_METRICS): ErrorRequestHandler {
+export function errorHandler(bodyLimitBytes: number, metrics: ServiceMetrics = NO_METRICS): ErrorRequestHandler {
   return (error, req, res, next) => {
     if (res.headersSent) return next(error);
     if (error instanceof StoreUnavailableError) metrics.storeError();
     const apiError =
-      toApiError(error, req, paths) ??
+      toApiError(error, req) ??
       new ApiError(500, 'internal_error', 'An internal error occurred; quote the X-Request-Id when reporting it.');
     const log = localsOf(res).log;
     if (apiError.status === 503) log?.warn({ err: error }, 'dependency unavailable');

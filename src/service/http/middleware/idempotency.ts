@@ -8,7 +8,6 @@ import type { IdempotencyRepository } from '../../store/store.js';
 import { IdempotencyKeyInUseError } from '../errors/idempotency-key-in-use-error.js';
 import { IdempotencyKeyReusedError } from '../errors/idempotency-key-reused-error.js';
 import { localsOf } from './locals.js';
-import { perOperation } from '../per-operation.js';
 
 /** JSON with object keys sorted, so the same body always has the same fingerprint. */
 export function canonical(value: unknown): string {
@@ -23,7 +22,7 @@ export function canonical(value: unknown): string {
 }
 
 /**
- * Idempotency-Key for the operations that declare it (createPet). Mounted after validation,
+ * Idempotency-Key for an operation that declares it (createPet); none for another. Mounted after validation,
  * so invalid requests are never recorded. A first request claims the key; the handler's store
  * write records the response in the same transaction; a retry with the same body gets that
  * response again (with `Idempotent-Replayed: true`) and creates nothing; another body is 422;
@@ -31,20 +30,20 @@ export function canonical(value: unknown): string {
  * @see draft-ietf-httpapi-idempotency-key-header
  */
 export function idempotency(
-  operations: OperationInfo[],
+  op: OperationInfo,
   store: IdempotencyRepository,
   clock: Clock,
   metrics: ServiceMetrics = NO_METRICS,
-): RequestHandler {
-  return perOperation(operations, (op) => {
-    if (!op.headerParameters.includes('Idempotency-Key')) return undefined;
-    return async (req, res, next) => {
+): RequestHandler[] {
+  if (!op.headerParameters.includes('Idempotency-Key')) return [];
+  return [
+    async (req, res, next) => {
       const key = req.get('Idempotency-Key');
       const locals = localsOf(res);
       if (key === undefined || !locals.key) return next();
       const scope = { apiKeyId: locals.key.id, key };
       const fingerprint = createHash('sha256')
-        .update(canonical({ operation: op.operationId, params: locals.pathParams, body: req.body as unknown }))
+        .update(canonical({ operation: op.operationId, params: req.params, body: req.body as unknown }))
         .digest('hex');
       const claim = await store.claimIdempotencyKey(scope, fingerprint, { now: new Date(clock.now()), ...IDEMPOTENCY_TIMING });
       switch (claim.outcome) {
@@ -68,6 +67,6 @@ export function idempotency(
         case 'mismatch':
           throw new IdempotencyKeyReusedError();
       }
-    };
-  });
+    },
+  ];
 }

@@ -2,7 +2,6 @@ import type { Response } from 'express';
 import type { Logger } from 'pino';
 import type { OperationInfo } from '../../../contract/operations.js';
 import type { ApiKeyRecord, IdempotencyScope } from '../../store/store.js';
-import type { PathMatch } from '../routing.js';
 
 /**
  * What the middleware learns about a request, kept on `res.locals`. A class with every field
@@ -18,12 +17,8 @@ export class RequestLocals {
   storeError: Error | undefined = undefined;
   /** The Idempotency-Key this request claimed. */
   idempotency: IdempotencyScope | undefined = undefined;
-  /** What the contract has at the request's path; undefined when it has nothing there. */
-  pathMatch: PathMatch | undefined = undefined;
   /** The contract's operation for the request's method and path, if it has one. */
   operation: OperationInfo | undefined = undefined;
-  /** The operation's path parameters, percent-decoded (set by strictParameters). */
-  pathParams: Record<string, string> = {};
   private requestLog: Logger | undefined = undefined;
 
   constructor(

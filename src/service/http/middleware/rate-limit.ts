@@ -45,21 +45,21 @@ export function rateLimit(
 ): RequestHandler {
   return async (req, res, next) => {
     const { key, storeError } = localsOf(res);
+    const address = addressSubject(req.ip, req.socket.remoteAddress);
     if (!key && storeError) {
-      res.set(rateLimitHeaders(await limiter.peek(addressSubject(req.ip, req.socket.remoteAddress), anonymousLimits)));
+      res.set(rateLimitHeaders(await limiter.peek(address, anonymousLimits)));
       return next();
     }
     if (key) {
-      const decision = await limiter.check(`key:${key.id}`, limitsOf(key));
+      const decision = await limiter.check(`key:${key.id}`, limitsOf(key), address);
       metrics.rateLimit(OUTCOME[decision.outcome], key.plan);
       enforce(res, decision, 'key');
       return next();
     }
-    const subject = addressSubject(req.ip, req.socket.remoteAddress);
-    const decision = await limiter.check(subject, anonymousLimits);
+    const decision = await limiter.check(address, anonymousLimits, address);
     metrics.rateLimit(OUTCOME[decision.outcome], 'anonymous');
     // Remembered, so that keys sent from this address stop costing store lookups (authenticate.ts).
-    if (decision.outcome === 'banned') banned.noteBanned(subject, decision.resetAt);
+    if (decision.outcome === 'banned') banned.noteBanned(address, decision.resetAt);
     enforce(res, decision, 'address');
     next();
   };
@@ -72,7 +72,8 @@ export function rateLimit(
  */
 export function limitPublic(limiter: RateLimiter, kind: keyof PublicLimits, limits: Limits): RequestHandler {
   return async (req, res, next) => {
-    enforce(res, await limiter.check(`${kind}:${addressSubject(req.ip, req.socket.remoteAddress)}`, limits), 'address');
+    const address = addressSubject(req.ip, req.socket.remoteAddress);
+    enforce(res, await limiter.check(`${kind}:${address}`, limits, address), 'address');
     next();
   };
 }

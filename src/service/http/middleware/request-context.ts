@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
+import { systemClock, type Clock } from '../../clock.js';
+import { canonicalAddress } from '../../limits/client-address.js';
 import { NO_METRICS, type ServiceMetrics } from '../../metrics/service-metrics.js';
 import { RequestLocals } from './locals.js';
 
@@ -16,12 +18,55 @@ function outsideTheContract(path: string): string {
   return 'none';
 }
 
+/** Lines one client address may have logged for refused requests (4xx) per window. */
+const REFUSED_LINES_PER_WINDOW = 20;
+const WINDOW_MS = 10_000;
+/** Addresses counted per window; past it, addresses not seen yet in the window share one count. */
+const MAX_ADDRESSES = 10_000;
+
+/**
+ * What one client can make the service log: a client refused again and again (a flood of 401s or
+ * 429s) has its first lines of each window logged, and the rest counted; when the window is
+ * over, one line per such address says how many were left out.
+ */
+class RefusalLogBudget {
+  private windowStart = Number.NEGATIVE_INFINITY;
+  private readonly refused = new Map<string, number>();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Ends the window when it is over, logging what it left out. */
+  roll(): void {
+    const now = this.clock.now();
+    if (now - this.windowStart < WINDOW_MS) return;
+    for (const [ip, count] of this.refused) {
+      if (count > REFUSED_LINES_PER_WINDOW) {
+        this.logger.warn({ ip, suppressed: count - REFUSED_LINES_PER_WINDOW, seconds: WINDOW_MS / 1000 }, 'refused requests not logged');
+      }
+    }
+    this.refused.clear();
+    this.windowStart = now;
+  }
+
+  /** Whether the line of a request refused from `address` may be written. */
+  take(address: string): boolean {
+    const subject = this.refused.has(address) || this.refused.size < MAX_ADDRESSES ? address : 'other addresses';
+    const count = (this.refused.get(subject) ?? 0) + 1;
+    this.refused.set(subject, count);
+    return count <= REFUSED_LINES_PER_WINDOW;
+  }
+}
+
 /**
  * Gives every request an id (the client's `X-Request-Id` when it is a sane one), echoes it, sets
- * up `res.locals` (see locals.ts) and logs one line per response. The Authorization header is
- * never logged.
+ * up `res.locals` (see locals.ts) and logs one line per response, within a budget per client
+ * address for refused requests (see RefusalLogBudget). The Authorization header is never logged.
  */
-export function requestContext(logger: Logger, metrics: ServiceMetrics = NO_METRICS): RequestHandler {
+export function requestContext(logger: Logger, metrics: ServiceMetrics = NO_METRICS, clock: Clock = systemClock): RequestHandler {
+  const budget = new RefusalLogBudget(clock, logger);
   return (req, res, next) => {
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && VALID_REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -42,6 +87,11 @@ export function requestContext(logger: Logger, metrics: ServiceMetrics = NO_METR
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const path = req.originalUrl.split('?')[0]!;
+      metrics.request(locals.operation?.operationId ?? outsideTheContract(path), req.method, res.statusCode, ms / 1000);
+      const ip = req.socket ? req.ip : remoteAddress;
+      budget.roll();
+      const refused = res.statusCode >= 400 && res.statusCode < 500;
+      if (refused && !budget.take(canonicalAddress(ip) ?? canonicalAddress(remoteAddress) ?? 'unknown')) return;
       // The request's own line, without making it a child logger of its own.
       logger.info(
         {
@@ -52,11 +102,10 @@ export function requestContext(logger: Logger, metrics: ServiceMetrics = NO_METR
           status: res.statusCode,
           ms,
           keyId: locals.key?.id,
-          ip: req.socket ? req.ip : remoteAddress,
+          ip,
         },
         'request',
       );
-      metrics.request(locals.operation?.operationId ?? outsideTheContract(path), req.method, res.statusCode, ms / 1000);
     });
     next();
   };

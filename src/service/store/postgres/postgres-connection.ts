@@ -1,3 +1,4 @@
+import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import pg from 'pg';
 import { StoreUnavailableError } from '../store-unavailable-error.js';
 import { POSTGRES_DEFAULTS } from './postgres-defaults.js';
@@ -45,72 +46,64 @@ function isUnavailable(error: unknown): boolean {
 const unavailable = (error: unknown) =>
   new StoreUnavailableError(`PostgreSQL is unavailable: ${(error as Error).message}`, { cause: error });
 
-/** Runs one statement; connection failures and timeouts reject with StoreUnavailableError. */
-export type Query = <R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]) => Promise<pg.QueryResult<R>>;
+/** BIGINT (type oid 20), which pg gives as a string: ids, category ids and times are numbers up to 2^53-1. */
+const BIGINT = 20;
+
+function toSafeInteger(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n)) throw new Error(`BIGINT ${value} is beyond 2^53-1`);
+  return n;
+}
+
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
+    oid === BIGINT ? toSafeInteger : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
 
 /**
- * A pg pool with connection and query timeouts, whose failures to reach the database surface as
- * StoreUnavailableError within them. Every repository of PostgresStore queries through it.
+ * A pg pool as Kysely's PostgresDialect takes it, with connection and query timeouts, BIGINT
+ * read as a number, and failures to reach the database surfacing as StoreUnavailableError
+ * within the timeouts.
  */
-export class PostgresConnection {
-  /** Runs one statement on a connection of the pool. */
-  readonly query: Query;
-
-  private constructor(private readonly pool: pg.Pool) {
-    this.query = (text, values) => PostgresConnection.run(pool, text, values);
-  }
-
-  /** The pool for `options`; it connects on its first query. */
-  static create(options: PostgresOptions): PostgresConnection {
-    const schema = options.schema;
-    if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`Invalid schema name ${schema}`);
-    const queryTimeout = options.queryTimeoutMs ?? POSTGRES_DEFAULTS.queryTimeoutMs;
-    const pool = new pg.Pool({
-      connectionString: options.url,
-      max: options.poolSize ?? POSTGRES_DEFAULTS.poolSize,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? POSTGRES_DEFAULTS.connectTimeoutMs,
-      query_timeout: queryTimeout,
-      statement_timeout: queryTimeout,
-      idleTimeoutMillis: 30_000,
-      keepAlive: true,
-      ...(schema ? { options: `-c search_path=${schema}` } : {}),
-    });
-    pool.on('error', (error) => options.onPoolError?.(error));
-    return new PostgresConnection(pool);
-  }
-
-  private static async run<R extends pg.QueryResultRow>(client: pg.Pool | pg.PoolClient, text: string, values: unknown[] = []) {
-    try {
-      return await client.query<R>(text, values);
-    } catch (error) {
-      throw isUnavailable(error) ? unavailable(error) : error;
-    }
-  }
-
-  /** Runs `work` in a transaction on one connection, whose statements it runs with the query it is given. */
-  async transaction<T>(work: (query: Query) => Promise<T>): Promise<T> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (error) {
-      throw unavailable(error);
-    }
-    const query: Query = (text, values) => PostgresConnection.run(client, text, values);
-    try {
-      await query('BEGIN');
-      const result = await work(query);
-      await query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
-  }
-
-  /** Closes the pool's connections (once). */
-  async end(): Promise<void> {
-    if (!this.pool.ended) await this.pool.end();
-  }
+export function postgresPool(options: PostgresOptions): PostgresPool {
+  const schema = options.schema;
+  if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`Invalid schema name ${schema}`);
+  const queryTimeout = options.queryTimeoutMs ?? POSTGRES_DEFAULTS.queryTimeoutMs;
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? POSTGRES_DEFAULTS.poolSize,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? POSTGRES_DEFAULTS.connectTimeoutMs,
+    query_timeout: queryTimeout,
+    statement_timeout: queryTimeout,
+    idleTimeoutMillis: 30_000,
+    keepAlive: true,
+    types,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  const onError = (error: Error) => options.onPoolError?.(error);
+  pool.on('error', onError);
+  // Kysely holds a client for each statement: a connection lost while held is told here, not thrown.
+  pool.on('connect', (client) => client.on('error', onError));
+  return {
+    options: pool.options,
+    async connect() {
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (error) {
+        throw unavailable(error);
+      }
+      return {
+        release: (destroy?: boolean) => client.release(destroy),
+        query: (async (text: string, values: readonly unknown[]) => {
+          try {
+            return await client.query(text, values as unknown[]);
+          } catch (error) {
+            throw isUnavailable(error) ? unavailable(error) : error;
+          }
+        }) as unknown as PostgresPoolClient['query'],
+      };
+    },
+    end: () => (pool.ended ? Promise.resolve() : pool.end()),
+  };
 }

@@ -1,6 +1,7 @@
+import { sql, type Kysely } from 'kysely';
 import { MIGRATIONS, type Migration } from '../migrations.js';
 import { pendingMigrations } from '../pending-migrations.js';
-import type { PostgresConnection } from './postgres-connection.js';
+import type { Tables } from '../tables.js';
 
 /** The bookkeeping table, as every release has created it in PostgreSQL. */
 const BOOKKEEPING =
@@ -13,20 +14,17 @@ const BOOKKEEPING =
  * find nothing left to do. The lock's key is the one every release has taken, so an instance of
  * the previous release waits for this one too.
  */
-export async function migrate(
-  connection: PostgresConnection,
-  schema?: string,
-  migrations: readonly Migration[] = MIGRATIONS,
-): Promise<number> {
-  return connection.transaction(async (query) => {
-    await query("SELECT pg_advisory_xact_lock(hashtext('animal-store migrations'))");
-    if (schema) await query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-    await query(BOOKKEEPING);
-    const applied = (await query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((row) => row.version);
+export async function migrate(db: Kysely<Tables>, schema?: string, migrations: readonly Migration[] = MIGRATIONS): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    await sql`SELECT pg_advisory_xact_lock(hashtext('animal-store migrations'))`.execute(trx);
+    if (schema) await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(schema)}`.execute(trx);
+    await sql.raw(BOOKKEEPING).execute(trx);
+    const applied = (await sql<{ version: number }>`SELECT version FROM schema_migrations`.execute(trx)).rows.map((row) => row.version);
     const pending = pendingMigrations('postgres', applied, migrations);
     for (const step of pending) {
-      await query(step.sql);
-      await query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [step.version, step.name]);
+      // Without parameters, pg sends the text as one simple query: every statement of the step runs.
+      await sql.raw(step.sql).execute(trx);
+      await sql`INSERT INTO schema_migrations (version, name) VALUES (${step.version}, ${step.name})`.execute(trx);
     }
     return pending.length;
   });

@@ -1,4 +1,4 @@
-import type { OperationInfo } from '../../contract/operations.js';
+import type { OperationInfo } from './operations.js';
 
 /** What the contract has at one request path. */
 export interface PathMatch {
@@ -23,13 +23,14 @@ export function pathPattern(basePath: string, path: string): RegExp {
     `^${escape(basePath)}${path
       .split(/\{[^{}]+\}/)
       .map(escape)
-      .join('([^/]+)')}/?$`,
+      .join('([^/]+)')}$`,
   );
 }
 
 /**
- * Matches request paths against the contract's paths, without Express's routing: one regular
- * expression per path, compiled once. Case-sensitive; a trailing slash is allowed, as Express does.
+ * Matches request paths against the contract's paths, for the mock (the service has Express
+ * route them): one regular expression per path, compiled once. Case-sensitive and strict: `/pets/` is not `/pets`, as
+ * the service routes them.
  */
 export class PathMatcher {
   private readonly paths: ContractPath[] = [];
@@ -64,17 +65,6 @@ export class PathMatcher {
     }
     return undefined;
   }
-
-  /** The methods the contract allows on `path`, for a 405's Allow header. */
-  allowedMethods(path: string): string[] {
-    const match = this.match(path);
-    return match ? allowedMethodsOf(match) : [];
-  }
-}
-
-/** The methods of a path for an Allow header, HEAD included where GET is, in alphabetical order. */
-export function allowedMethodsOf(match: Pick<PathMatch, 'byMethod'>): string[] {
-  return [...match.byMethod.keys()].sort();
 }
 
 function escape(text: string): string {

@@ -10,7 +10,7 @@ export type ProxyMode = 'forward' | 'refuse' | 'blackhole' | 'stall';
 
 /**
  * A TCP proxy on loopback in front of a real PostgreSQL or Redis, to take the dependency
- * "down" or make it "slow" for one test without touching the shared server.
+ * "down" or make it "slow" for one test (or `npm run adversarial`) without touching the shared server.
  */
 export async function startTcpProxy(targetHost: string, targetPort: number) {
   let mode: ProxyMode = 'forward';

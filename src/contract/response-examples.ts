@@ -1,8 +1,8 @@
 /**
  * What makes a response of the contract self-consistent, as one set of checks for three users:
- * the lint rule `animal-store/response-examples-consistent` applies them to every example of
- * openapi.yaml, the mock (src/toolkit/mock/mock-answers.ts) picks and dresses its answers with them, and
- * the mock's tests apply them to what the running mock sends.
+ * the lint rule `animal-store/response-examples-consistent` (lint/animal-store-rules.js) applies
+ * them to every example of openapi.yaml, the mock (src/toolkit/mock/mock-answers.ts) picks and
+ * dresses its answers with them, and the mock's tests apply them to what the running mock sends.
  *
  * A response is seen as a client sees it: its status, its headers and its parsed body. An
  * example's headers are those of its response, each with the header's own `example`, except where
@@ -10,8 +10,29 @@
  * and its own `Retry-After`).
  */
 
+/** A response as a client sees it: status, headers by name (any case), parsed body. */
+export interface SeenResponse {
+  status: number;
+  headers: Record<string, unknown>;
+  body: unknown;
+}
+
+/** The inputs of an operation that a 400's `details` can name. */
+export interface OperationInputs {
+  parameters: { in: string; name: string }[];
+  hasRequestBody: boolean;
+}
+
+/** A resolved Example Object: `value`, and the headers it goes with in `x-headers`. */
+export type ExampleObject = { value?: unknown; 'x-headers'?: Record<string, unknown>; [key: string]: unknown };
+
+/** Follows a `$ref` of the document (or gives back a value that is not one). */
+type Resolve = (value: unknown) => unknown;
+
+type JsonObject = Record<string, unknown>;
+
 /** The status each error code is answered with: the closed table of the contract's introduction. */
-const STATUS_OF_CODE = {
+const STATUS_OF_CODE: Record<string, number> = {
   invalid_request: 400,
   unauthorized: 401,
   not_found: 404,
@@ -34,19 +55,32 @@ const STATED_WAIT = /\b(\d+) (?:more )?seconds?\b/;
 /** "Rate limit of 60 requests per minute": the limit a rate_limited message states. */
 const STATED_LIMIT = /\blimit of (\d+) requests? per\b/;
 
-const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isObject = (value: unknown): value is JsonObject => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** A header's value from a record of headers, whatever the case of its name; undefined when absent. */
-function headerOf(headers, name) {
+function headerOf(headers: Record<string, unknown>, name: string): unknown {
   const wanted = name.toLowerCase();
   for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === wanted) return value;
   return undefined;
 }
 
 /** A header value as a whole number, or null when it is absent or not one. */
-function wholeNumber(value) {
+function wholeNumber(value: unknown): number | null {
   if (typeof value === 'number') return Number.isInteger(value) ? value : null;
   return typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : null;
+}
+
+/** An Error body's `status` and `code`: what the contract's table says of them. */
+function errorBodyProblems(error: JsonObject & { code: string }, status: number): string[] {
+  const problems: string[] = [];
+  if (error.status !== status) problems.push(`the Error body says status ${JSON.stringify(error.status)}, the response is ${status}`);
+  const expected = STATUS_OF_CODE[error.code];
+  if (expected === undefined) problems.push(`the error code ${error.code} is not in the contract's table of codes`);
+  else if (expected !== status) problems.push(`the error code ${error.code} goes with status ${expected}, not ${status}`);
+  if (status === 400 && !(Array.isArray(error.details) && error.details.length > 0)) {
+    problems.push('a 400 Error body names each offending field in details');
+  }
+  return problems;
 }
 
 /**
@@ -59,21 +93,10 @@ function wholeNumber(value) {
  *   30 seconds"), `Retry-After` is that wait;
  * - a `rate_limited` message that states the limit ("limit of 60 requests per minute") agrees
  *   with `X-RateLimit-Limit`.
- * @param {{ status: number, headers: Record<string, unknown>, body: unknown }} response
- * @returns {string[]}
  */
-export function responseProblems({ status, headers, body }) {
-  const problems = [];
-  const error = isObject(body) && typeof body.code === 'string' ? body : null;
-  if (error) {
-    if (error.status !== status) problems.push(`the Error body says status ${JSON.stringify(error.status)}, the response is ${status}`);
-    const expected = STATUS_OF_CODE[error.code];
-    if (expected === undefined) problems.push(`the error code ${error.code} is not in the contract's table of codes`);
-    else if (expected !== status) problems.push(`the error code ${error.code} goes with status ${expected}, not ${status}`);
-    if (status === 400 && !(Array.isArray(error.details) && error.details.length > 0)) {
-      problems.push('a 400 Error body names each offending field in details');
-    }
-  }
+export function responseProblems({ status, headers, body }: SeenResponse): string[] {
+  const error = isObject(body) && typeof body.code === 'string' ? (body as JsonObject & { code: string }) : null;
+  const problems = error ? errorBodyProblems(error, status) : [];
 
   const limit = wholeNumber(headerOf(headers, 'X-RateLimit-Limit'));
   const remaining = wholeNumber(headerOf(headers, 'X-RateLimit-Remaining'));
@@ -104,15 +127,12 @@ export function responseProblems({ status, headers, body }) {
 /**
  * The inputs of an operation that a 400's `details` can name: its parameters (path-level ones
  * included) and whether it takes a body. `resolve` follows a `$ref` of the document.
- * @param {Record<string, unknown> | undefined} pathItem
- * @param {Record<string, unknown>} operation
- * @param {(value: unknown) => any} resolve
- * @returns {{ parameters: { in: string, name: string }[], hasRequestBody: boolean }}
  */
-export function operationInputs(pathItem, operation, resolve) {
-  const parameters = [...(pathItem?.parameters ?? []), ...(operation.parameters ?? [])]
+export function operationInputs(pathItem: JsonObject | undefined, operation: JsonObject, resolve: Resolve): OperationInputs {
+  const listed = (value: unknown): unknown[] => (Array.isArray(value) ? (value as unknown[]) : []);
+  const parameters = [...listed(pathItem?.parameters), ...listed(operation.parameters)]
     .map((p) => resolve(p))
-    .filter((p) => isObject(p) && typeof p.in === 'string' && typeof p.name === 'string')
+    .filter((p): p is { in: string; name: string } => isObject(p) && typeof p.in === 'string' && typeof p.name === 'string')
     .map((p) => ({ in: p.in, name: p.name }));
   return { parameters, hasRequestBody: operation.requestBody !== undefined };
 }
@@ -120,10 +140,8 @@ export function operationInputs(pathItem, operation, resolve) {
 /**
  * Whether a 400 `details` field (`query.limit`, `path.petId`, `header.idempotency-key`,
  * `body.name`) names an input the operation has. `request` (the request as a whole) fits any.
- * @param {string} field
- * @param {{ parameters: { in: string, name: string }[], hasRequestBody: boolean }} inputs
  */
-function fieldFits(field, inputs) {
+function fieldFits(field: string, inputs: OperationInputs): boolean {
   const dot = field.indexOf('.');
   const where = dot === -1 ? field : field.slice(0, dot);
   const name = dot === -1 ? '' : field.slice(dot + 1);
@@ -136,41 +154,31 @@ function fieldFits(field, inputs) {
 /**
  * The fields of a body's `details` that the operation does not have (a body field on an
  * operation without a body): an empty list when the body fits the operation.
- * @param {unknown} body
- * @param {{ parameters: { in: string, name: string }[], hasRequestBody: boolean }} inputs
- * @returns {string[]}
  */
-export function unfitFields(body, inputs) {
+export function unfitFields(body: unknown, inputs: OperationInputs): string[] {
   if (!isObject(body) || !Array.isArray(body.details)) return [];
-  return body.details.map((d) => (isObject(d) ? String(d.field) : '')).filter((field) => !fieldFits(field, inputs));
+  return (body.details as unknown[]).map((d) => (isObject(d) ? String(d.field) : '')).filter((field) => !fieldFits(field, inputs));
 }
 
 /**
  * The headers a client gets with one example of a response: every header the response declares,
  * with the example's own value (`x-headers`) or else the header's `example`. `example` is the
  * Example Object (resolved), or undefined for a response without one.
- * @param {Record<string, unknown>} response
- * @param {Record<string, unknown> | undefined} example
- * @param {(value: unknown) => any} resolve
- * @returns {Record<string, unknown>}
  */
-export function exampleHeaders(response, example, resolve) {
+export function exampleHeaders(response: JsonObject, example: ExampleObject | undefined, resolve: Resolve): Record<string, unknown> {
   const own = isObject(example?.['x-headers']) ? example['x-headers'] : {};
-  const headers = {};
-  for (const [name, raw] of Object.entries(response.headers ?? {})) {
-    const value = headerOf(own, name) ?? resolve(raw)?.example;
+  const headers: Record<string, unknown> = {};
+  for (const [name, raw] of Object.entries(isObject(response.headers) ? response.headers : {})) {
+    const declared = resolve(raw);
+    const value = headerOf(own, name) ?? (isObject(declared) ? declared.example : undefined);
     if (value !== undefined) headers[name] = value;
   }
   return headers;
 }
 
-/**
- * The named examples of a response's JSON body, resolved, in document order.
- * @param {Record<string, unknown>} response
- * @param {(value: unknown) => any} resolve
- * @returns {[string, Record<string, unknown>][]}
- */
-export function namedExamples(response, resolve) {
-  const examples = response.content?.['application/json']?.examples ?? {};
-  return Object.entries(examples).map(([name, raw]) => [name, resolve(raw)]);
+/** The named examples of a response's JSON body, resolved, in document order. */
+export function namedExamples(response: JsonObject, resolve: Resolve): [string, ExampleObject][] {
+  const content = isObject(response.content) ? response.content['application/json'] : undefined;
+  const examples = isObject(content) && isObject(content.examples) ? content.examples : {};
+  return Object.entries(examples).map(([name, raw]): [string, ExampleObject] => [name, resolve(raw) as ExampleObject]);
 }

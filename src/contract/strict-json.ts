@@ -1,4 +1,8 @@
-import type { ErrorDetail } from '../errors/api-error.js';
+/** One field a strict reading refuses, as the Error body's `details` name it. */
+export interface StrictJsonProblem {
+  field: string;
+  message: string;
+}
 
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const NUMBER_PARTS = /^-?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
@@ -57,8 +61,8 @@ interface Frame {
  * - an object with more than {@link MAX_PROPERTIES} properties.
  * The text must be valid JSON (check it with JSON.parse first). Strings are skipped.
  */
-export function strictJsonProblems(text: string): ErrorDetail[] {
-  const problems: ErrorDetail[] = [];
+function strictJsonProblems(text: string): StrictJsonProblem[] {
+  const problems: StrictJsonProblem[] = [];
   const stack: Frame[] = [];
   const here = (): string => {
     const top = stack.at(-1);
@@ -102,4 +106,29 @@ export function strictJsonProblems(text: string): ErrorDetail[] {
     }
   }
   return problems;
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * Why the bytes of an application/json body are refused before its schema is checked, or null
+ * when they are not: empty, not UTF-8, not JSON, or JSON that JSON.parse would take with a
+ * silent change ({@link strictJsonProblems}; at most 10 of them). The service and the mock refuse
+ * the same bodies with it.
+ */
+export function strictJsonRefusal(bytes: Uint8Array): { message: string; details: StrictJsonProblem[] } | null {
+  if (bytes.length === 0) return { message: 'The request body is missing.', details: [{ field: 'body', message: 'is required' }] };
+  let text: string;
+  try {
+    text = UTF8.decode(bytes);
+  } catch {
+    return { message: 'The request body is not valid UTF-8.', details: [{ field: 'body', message: 'is not valid UTF-8' }] };
+  }
+  try {
+    JSON.parse(text);
+  } catch {
+    return { message: 'The request body is not valid JSON.', details: [{ field: 'body', message: 'is not valid JSON' }] };
+  }
+  const problems = strictJsonProblems(text);
+  return problems.length > 0 ? { message: 'The request is invalid; see details.', details: problems.slice(0, 10) } : null;
 }

@@ -1,0 +1,55 @@
+/** The targets `npm run bench` checks, in one table, and how a run's figures meet them. */
+
+/** Concurrent connections of every measurement (the p99 target is set at this). */
+export const CONNECTIONS = 50;
+/** Starts of the release whose median is its start time. */
+export const RELEASE_STARTS = 10;
+
+/** The figures of a run that the targets read. */
+export interface TargetFigures {
+  /** The median over the rounds of the ratio of two steps' requests per second in the same round. */
+  ratio(step: string, over: string): number;
+  /** The median over the rounds of a step's p99 latency. */
+  p99Ms(step: string): number;
+  /** The median of the release's start times. */
+  startMs: number;
+  rssAfterLoadMiB: number;
+}
+
+interface Target {
+  name: string;
+  unit: '×' | 'ms' | 'MiB';
+  /** The figure must be at least (>=) or at most (<=) `limit`. */
+  op: '>=' | '<=';
+  limit: number;
+  figure: (f: TargetFigures) => number;
+}
+
+const fullGetOverEov = (f: TargetFigures) => f.ratio('full_get', 'eov_get');
+
+const TARGETS: Target[] = [
+  { name: 'full GET / Express 5 + express-openapi-validator GET', unit: '×', op: '>=', limit: 0.9, figure: fullGetOverEov },
+  { name: 'full GET / Express 5 + express-openapi-validator GET (stretch)', unit: '×', op: '>=', limit: 1, figure: fullGetOverEov },
+  { name: 'full POST / full GET', unit: '×', op: '>=', limit: 0.9, figure: (f) => f.ratio('full_post', 'full_get') },
+  { name: `full GET p99 at ${CONNECTIONS} connections`, unit: 'ms', op: '<=', limit: 25, figure: (f) => f.p99Ms('full_get') },
+  { name: `release start to first 200 (median of ${RELEASE_STARTS})`, unit: 'ms', op: '<=', limit: 400, figure: (f) => f.startMs },
+  { name: 'full stack resident memory after load', unit: 'MiB', op: '<=', limit: 160, figure: (f) => f.rssAfterLoadMiB },
+];
+
+/** One target and this run's figure for it. */
+export interface TargetCheck {
+  name: string;
+  value: number;
+  unit: Target['unit'];
+  op: Target['op'];
+  limit: number;
+  met: boolean;
+}
+
+/** Every target, with the run's figure and whether it met it. */
+export function checkTargets(figures: TargetFigures): TargetCheck[] {
+  return TARGETS.map(({ name, unit, op, limit, figure }) => {
+    const value = figure(figures);
+    return { name, value, unit, op, limit, met: op === '>=' ? value >= limit : value <= limit };
+  });
+}

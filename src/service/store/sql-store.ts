@@ -1,0 +1,231 @@
+import { sql, type Kysely } from 'kysely';
+import { decideClaim } from './idempotency.js';
+import { otherFieldsOf, PET_SELECT, petFromRow } from './pet-record.js';
+import type { ReadCaches } from './read-cache.js';
+import type { ApiKeyRecord, ClaimTiming, Engine, IdempotencyClaim, IdempotencyScope, Pet, PetPageQuery, PetToCreate } from './records.js';
+import type { Tables } from './tables.js';
+
+/** What an engine gives the store (sqlite/sqlite-store.ts, postgres/postgres-store.ts): every other difference stays there. */
+export interface EngineParts {
+  readonly engine: Engine;
+  /** Kysely on the engine's driver; its failures to reach or write the database reject with StoreUnavailableError. */
+  readonly db: Kysely<Tables>;
+  /** Caches for reads that only this process writes (SQLite); none where other instances write (PostgreSQL). */
+  readonly caches?: ReadCaches;
+  /** Rejects when the engine cannot serve beyond answering a query (SQLite: after a write the disk refused, or no room left). */
+  readonly checkReady?: () => Promise<void>;
+  /** Runs before the connections close (SQLite: lets statements already started finish). */
+  readonly beforeClose?: () => Promise<void>;
+}
+
+const toKey = (row: Tables['api_keys']): ApiKeyRecord => ({
+  id: row.id,
+  name: row.name,
+  plan: row.plan,
+  perMinute: row.per_minute,
+  perDay: row.per_day,
+  environment: row.environment,
+  hash: row.hash,
+  displayPrefix: row.display_prefix,
+  createdAt: row.created_at,
+  revokedAt: row.revoked_at,
+});
+
+/**
+ * The store, written once for SQLite and PostgreSQL with Kysely. A method that writes needs no
+ * cache code: the caches drop what a write may change (see ReadCaches). Every method is tested
+ * on both engines by test/store/store-suite.ts.
+ */
+export class SqlStore {
+  /** Which engine, for logs and messages. */
+  readonly engine: Engine;
+  private readonly db: Kysely<Tables>;
+  private closing: Promise<void> | undefined;
+
+  protected constructor(private readonly parts: EngineParts) {
+    this.engine = parts.engine;
+    this.db = parts.db;
+  }
+
+  /** `load`, through the engine's cache for `kind` when it has one. */
+  private cached<V>(kind: string, key: string, load: () => Promise<V>): Promise<V> {
+    return this.parts.caches ? this.parts.caches.read(kind, key, load) : load();
+  }
+
+  /** At most `limit` animals after `afterId`, by id ascending (keyset pagination). */
+  async listPets({ limit, status, afterId = 0 }: PetPageQuery): Promise<Pet[]> {
+    const page = await this.cached('pets', `${status ?? ''}:${afterId}:${limit}`, async () => {
+      let query = this.db.selectFrom('pets').select(PET_SELECT).where('id', '>', afterId);
+      if (status !== undefined) query = query.where('status', '=', status);
+      const rows = await query.orderBy('id').limit(limit).execute();
+      return rows.map((row) => Object.freeze(petFromRow(row)));
+    });
+    return page.slice();
+  }
+
+  async getPet(id: number): Promise<Pet | undefined> {
+    const row = await this.db.selectFrom('pets').select(PET_SELECT).where('id', '=', id).executeTakeFirst();
+    return row && petFromRow(row);
+  }
+
+  /**
+   * Stores an animal and returns it with its new id; ids are never reused. With `idempotency`,
+   * the 201 response is recorded under that claimed key in the same transaction, so a retry
+   * finds either nothing or the animal, never half of it.
+   */
+  async createPet(pet: PetToCreate, idempotency?: IdempotencyScope): Promise<Pet> {
+    const insert = (db: Kysely<Tables>) =>
+      db
+        .insertInto('pets')
+        .values({ name: pet.name, category_id: pet.categoryId, status: pet.status, other_fields: otherFieldsOf(pet) })
+        .returning(PET_SELECT)
+        .executeTakeFirstOrThrow();
+    if (!idempotency) return petFromRow(await insert(this.db));
+    return this.db.transaction().execute(async (trx) => {
+      const created = petFromRow(await insert(trx));
+      const done = await trx
+        .updateTable('idempotency_keys')
+        .set({ state: 'completed', response_status: 201, response_body: JSON.stringify(created) })
+        .where('api_key_id', '=', idempotency.apiKeyId)
+        .where('idempotency_key', '=', idempotency.key)
+        .where('state', '=', 'in_flight')
+        .executeTakeFirst();
+      if (done.numUpdatedRows !== 1n) throw new Error(`Idempotency-Key ${idempotency.key} was not claimed before createPet`);
+      return created;
+    });
+  }
+
+  async insertKey(record: ApiKeyRecord): Promise<void> {
+    await this.db
+      .insertInto('api_keys')
+      .values({
+        id: record.id,
+        name: record.name,
+        plan: record.plan,
+        per_minute: record.perMinute,
+        per_day: record.perDay,
+        environment: record.environment,
+        hash: record.hash,
+        display_prefix: record.displayPrefix,
+        created_at: record.createdAt,
+        revoked_at: record.revokedAt,
+      })
+      .execute();
+  }
+
+  /** Cached where the engine caches: every authenticated request looks one up. */
+  async findKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+    const key = await this.cached('keys', hash, async () => {
+      const row = await this.db.selectFrom('api_keys').selectAll().where('hash', '=', hash).executeTakeFirst();
+      return row && toKey(row);
+    });
+    return key && { ...key };
+  }
+
+  async listKeys(): Promise<ApiKeyRecord[]> {
+    return (await this.db.selectFrom('api_keys').selectAll().orderBy('created_at').orderBy('id').execute()).map(toKey);
+  }
+
+  /** Marks a key revoked; returns it, or undefined when no key has this id. */
+  async revokeKey(id: string, at: Date): Promise<ApiKeyRecord | undefined> {
+    const row = await this.db
+      .updateTable('api_keys')
+      .set({ revoked_at: sql<string>`coalesce(revoked_at, ${at.toISOString()})` })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst();
+    return row && toKey(row);
+  }
+
+  /**
+   * One statement claims a new key or takes over one that expired or whose request died
+   * (decideClaim's rule, as SQL); otherwise the record found says why the key cannot be claimed.
+   */
+  async claimIdempotencyKey(scope: IdempotencyScope, fingerprint: string, timing: ClaimTiming): Promise<IdempotencyClaim> {
+    const now = timing.now.getTime();
+    const claimed = await this.db
+      .insertInto('idempotency_keys')
+      .values({
+        api_key_id: scope.apiKeyId,
+        idempotency_key: scope.key,
+        fingerprint,
+        state: 'in_flight',
+        created_at: now,
+        locked_at: now,
+      })
+      .onConflict((conflict) =>
+        conflict
+          .columns(['api_key_id', 'idempotency_key'])
+          .doUpdateSet({
+            fingerprint,
+            state: 'in_flight',
+            response_status: null,
+            response_body: null,
+            created_at: now,
+            locked_at: now,
+          })
+          .where((eb) =>
+            eb.or([
+              eb('idempotency_keys.created_at', '<=', now - timing.retentionMs),
+              eb.and([eb('idempotency_keys.state', '=', 'in_flight'), eb('idempotency_keys.locked_at', '<=', now - timing.lockMs)]),
+            ]),
+          ),
+      )
+      .returning('state')
+      .executeTakeFirst();
+    if (claimed) return { outcome: 'claimed' };
+    const row = await this.db
+      .selectFrom('idempotency_keys')
+      .select(['fingerprint', 'state', 'response_status', 'response_body', 'created_at', 'locked_at'])
+      .where('api_key_id', '=', scope.apiKeyId)
+      .where('idempotency_key', '=', scope.key)
+      .executeTakeFirst();
+    const decision = row
+      ? decideClaim(
+          {
+            fingerprint: row.fingerprint,
+            state: row.state,
+            responseStatus: row.response_status,
+            responseBody: row.response_body,
+            createdAt: row.created_at,
+            lockedAt: row.locked_at,
+          },
+          fingerprint,
+          timing,
+        )
+      : ({ outcome: 'take_over' } as const);
+    // Released or taken over between the two statements: claim again.
+    return decision.outcome === 'take_over' ? this.claimIdempotencyKey(scope, fingerprint, timing) : decision;
+  }
+
+  /** Gives up a claim whose request did not complete, so a retry may proceed. */
+  async releaseIdempotencyKey(scope: IdempotencyScope): Promise<void> {
+    await this.db
+      .deleteFrom('idempotency_keys')
+      .where('api_key_id', '=', scope.apiKeyId)
+      .where('idempotency_key', '=', scope.key)
+      .where('state', '=', 'in_flight')
+      .execute();
+  }
+
+  /** Forgets records created before `before`; returns how many. */
+  async purgeIdempotencyKeys(before: Date): Promise<number> {
+    const result = await this.db.deleteFrom('idempotency_keys').where('created_at', '<', before.getTime()).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  /** Resolves when the store can serve; rejects otherwise (for /readyz). */
+  async ping(): Promise<void> {
+    await this.db.selectNoFrom(sql<number>`1`.as('one')).execute();
+    await this.parts.checkReady?.();
+  }
+
+  /** Closes the connections, once: a second call waits for the first. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.parts.beforeClose?.();
+      await this.db.destroy();
+    })();
+    return this.closing;
+  }
+}

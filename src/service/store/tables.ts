@@ -1,0 +1,39 @@
+import type { ColumnType, Generated } from 'kysely';
+import type { ApiKeyRecord, PetStatus } from './records.js';
+
+/**
+ * The tables of both engines as the store reads and writes them (migrations.ts creates them).
+ * Numbers are numbers on both: PostgreSQL's BIGINT is mapped where its pool is made.
+ */
+export interface Tables {
+  pets: {
+    id: Generated<number>;
+    name: string;
+    category_id: number;
+    status: PetStatus;
+    /** JSON: SQLite gives the text, PostgreSQL the parsed object; written as text. */
+    other_fields: ColumnType<string | object | null, string | null, never>;
+  };
+  api_keys: {
+    id: string;
+    name: string;
+    plan: ApiKeyRecord['plan'];
+    per_minute: number | null;
+    per_day: number | null;
+    environment: ApiKeyRecord['environment'];
+    hash: string;
+    display_prefix: string;
+    created_at: string;
+    revoked_at: string | null;
+  };
+  idempotency_keys: {
+    api_key_id: string;
+    idempotency_key: string;
+    fingerprint: string;
+    state: 'in_flight' | 'completed';
+    response_status: number | null;
+    response_body: string | null;
+    created_at: number;
+    locked_at: number;
+  };
+}
