@@ -6,7 +6,7 @@
 // flight (answered, then exit 0). Plain JavaScript with no dependency, on purpose. Exits 1 with
 // the step that failed.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, statSync, readdirSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { postInFlight, unusedPort } from './smoke-support.mjs';
@@ -45,6 +45,24 @@ try {
 }
 const size = bytesUnder(release);
 process.stdout.write(`release: ${(size / 1048576).toFixed(1)} MiB, copied to ${release}\n`);
+
+// Its packages, nested ones included, are the versions of the repository's package-lock.json.
+const repositoryLock = JSON.parse(readFileSync(resolve('package-lock.json'), 'utf8')).packages;
+const installed = Object.keys(JSON.parse(readFileSync(join(release, 'package-lock.json'), 'utf8')).packages).filter((at) => at !== '');
+const readVersion = (at) => {
+  try {
+    return JSON.parse(readFileSync(join(release, at, 'package.json'), 'utf8')).version;
+  } catch {
+    return 'missing';
+  }
+};
+const differing = installed.filter((at) => readVersion(at) !== repositoryLock[at]?.version);
+if (installed.length === 0 || differing.length > 0)
+  fail(
+    "the release's packages are the repository's locked versions",
+    differing.map((at) => `${at}: ${readVersion(at)}, locked ${repositoryLock[at]?.version}`).join('\n'),
+  );
+process.stdout.write(`packages: ${installed.length}, each at the repository's locked version\n`);
 
 // The keys CLI: create.
 const created = keysCli('create', '--plan', 'free', '--name', 'smoke');

@@ -16,7 +16,8 @@ from what is committed: the service and the keys CLI bundled with esbuild (ES mo
 ioredis and prom-client in chunks loaded only when configured), the contract (openapi.yaml and
 its parsed build/openapi.json), the rendered docs (build/docs/index.html, and its .br and .gz), and a package.json
 whose dependencies are better-sqlite3 (a native module), Express and express-openapi-validator,
-installed there with npm (production dependencies only). Nothing of the development dependencies is needed to run it:
+installed there with npm ci (production dependencies only) from a package-lock.json cut from the
+repository's, so nested versions are the ones the repository was tested with. Nothing of the development dependencies is needed to run it:
 
   node release/server.js        the service (same settings as npm start; --help lists them)
   node release/keys.js --help   the keys CLI
@@ -92,19 +93,81 @@ function copyContractAndDocs(out: string): void {
 }
 
 /** The release's package.json: the service's version and engines, and the dependencies it installs. */
-function releaseManifest(manifest: Manifest): string {
-  const release = {
+function releaseManifest(manifest: Manifest) {
+  return {
     name: 'animal-store-release',
     version: manifest.version,
     private: true,
     description: 'The Animal Store service, built by npm run release: node server.js, node keys.js',
     type: 'module',
     engines: manifest.engines,
-    dependencies: Object.fromEntries(RELEASE_DEPENDENCIES.map((name) => [name, manifest.dependencies[name]])),
+    dependencies: Object.fromEntries(
+      RELEASE_DEPENDENCIES.map((name) => {
+        const version = manifest.dependencies[name];
+        if (version === undefined) throw new Error(`package.json has no dependency ${name}`);
+        return [name, version];
+      }),
+    ),
     // better-sqlite3 ships Node-API binaries: no install script needed.
     allowScripts: { 'better-sqlite3': false },
   };
-  return `${JSON.stringify(release, null, 2)}\n`;
+}
+
+/** An entry of package-lock.json's `packages`. */
+interface LockEntry {
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+  dev?: boolean;
+  devOptional?: boolean;
+  [field: string]: unknown;
+}
+
+/**
+ * The release's package-lock.json: the entries of the repository's lock that the release's
+ * dependencies reach, at the same places, so that `npm ci` installs in the release exactly the
+ * versions the repository was tested with, nested ones included.
+ */
+function releaseLock(
+  rootLock: { packages: Record<string, LockEntry> },
+  release: { name: string; version: string; dependencies: Record<string, string> },
+): string {
+  const packages: Record<string, LockEntry> = {};
+  // Where `name` resolves from the package installed at `from` ('' for the release itself), as Node does.
+  const resolve = (from: string, name: string): string | undefined => {
+    for (let dir = from; ; dir = dir.slice(0, Math.max(0, dir.lastIndexOf('/node_modules/')))) {
+      const candidate = `${dir === '' ? '' : `${dir}/`}node_modules/${name}`;
+      if (rootLock.packages[candidate]) return candidate;
+      if (dir === '') return undefined;
+    }
+  };
+  const visit = (from: string, names: string[], required: boolean) => {
+    for (const name of names) {
+      const at = resolve(from, name);
+      if (at === undefined) {
+        if (required) throw new Error(`package-lock.json has no ${name} for ${from || 'the release'}: run npm install`);
+        continue;
+      }
+      if (packages[at]) continue;
+      const { dev: _dev, devOptional: _devOptional, ...entry } = rootLock.packages[at]!;
+      packages[at] = entry;
+      const peers = Object.keys(entry.peerDependencies ?? {});
+      const optionalPeer = (peer: string) => entry.peerDependenciesMeta?.[peer]?.optional === true;
+      visit(at, [...Object.keys(entry.dependencies ?? {}), ...peers.filter((peer) => !optionalPeer(peer))], true);
+      visit(at, [...Object.keys(entry.optionalDependencies ?? {}), ...peers.filter(optionalPeer)], false);
+    }
+  };
+  visit('', Object.keys(release.dependencies), true);
+  const sorted = Object.fromEntries(Object.entries(packages).sort(([a], [b]) => a.localeCompare(b)));
+  const lock = {
+    name: release.name,
+    version: release.version,
+    lockfileVersion: 3,
+    requires: true,
+    packages: { '': { name: release.name, version: release.version, dependencies: release.dependencies }, ...sorted },
+  };
+  return `${JSON.stringify(lock, null, 2)}\n`;
 }
 
 /** The line that says what was written, and how to run it. */
@@ -129,11 +192,14 @@ async function main(): Promise<void> {
   runNpm(['run', '-s', 'docs']);
   log(`2/4 bundling the service and the keys CLI into ${relative(process.cwd(), out) || out}`);
   await bundle(out);
-  log('3/4 contract, docs and package.json');
+  log('3/4 contract, docs, package.json and package-lock.json');
   copyContractAndDocs(out);
-  writeFileSync(join(out, 'package.json'), releaseManifest(manifest));
-  log(`4/4 installing ${RELEASE_DEPENDENCIES.join(' and ')} (npm install --omit=dev)`);
-  runNpm(['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], out);
+  const release = releaseManifest(manifest);
+  writeFileSync(join(out, 'package.json'), `${JSON.stringify(release, null, 2)}\n`);
+  const rootLock = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
+  writeFileSync(join(out, 'package-lock.json'), releaseLock(rootLock, release));
+  log(`4/4 installing ${RELEASE_DEPENDENCIES.join(' and ')} from the repository's locked versions (npm ci --omit=dev)`);
+  runNpm(['ci', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], out);
   if (!existsSync(join(out, 'node_modules', 'better-sqlite3'))) throw new Error('better-sqlite3 was not installed into the release');
   process.stdout.write(summary(out));
 }
