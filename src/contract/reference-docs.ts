@@ -9,6 +9,9 @@ import { hasRedocly, runRedocly } from './redocly.js';
 /** Where `npm run docs` writes the page, and where the server looks for it. */
 export const DOCS_PATH = join(dirname(SPEC_PATH), 'build', 'docs', 'index.html');
 
+/** The page around Redoc: its Content-Security-Policy keeps every request on the machine. */
+const PAGE_TEMPLATE = join(dirname(SPEC_PATH), 'src', 'contract', 'reference-page.hbs');
+
 /** Whether this installation can render the docs (Redocly is a development dependency). */
 export const canBuildDocs = hasRedocly;
 
@@ -42,7 +45,17 @@ export async function buildDocs(
 ): Promise<void> {
   mkdirSync(dirname(output), { recursive: true });
   const run = await runRedocly(
-    ['build-docs', SPEC_PATH, '--inlineBundle', '--output', output, '--config', join(dirname(SPEC_PATH), 'redocly.yaml')],
+    [
+      'build-docs',
+      SPEC_PATH,
+      '--inlineBundle',
+      '--template',
+      PAGE_TEMPLATE,
+      '--output',
+      output,
+      '--config',
+      join(dirname(SPEC_PATH), 'redocly.yaml'),
+    ],
     { onLine: onOutput },
   );
   if (run.code !== 0) throw new Error(`redocly build-docs failed (exit ${run.code}):\n${run.stderr}`);

@@ -123,6 +123,22 @@ function rawGet(
 }
 
 describe('limits of what is served without a key', () => {
+  it("answers a browser's /favicon.ico with 204 under the documents' limit, leaving the API's allowance whole", async () => {
+    const own = await startTestServer({ anonymousLimits: { perMinute: 5, perDay: 100 } });
+    try {
+      const icon = await fetch(`${own.origin}/favicon.ico`);
+      expect(icon.status).toBe(204);
+      expect(icon.headers.get('cache-control')).toBe('public, max-age=86400');
+      expect(icon.headers.get('x-ratelimit-limit')).toBe('120');
+      for (let i = 0; i < 10; i++) await (await fetch(`${own.origin}/favicon.ico`)).arrayBuffer();
+      const api = await fetch(`${own.baseUrl}/pets`);
+      expect(api.status).toBe(401);
+      expect(api.headers.get('x-ratelimit-remaining')).toBe('4');
+    } finally {
+      await own.close();
+    }
+  });
+
   it('limits documents and health checks per address, apart from each other and from the API, with the rate-limit headers', async () => {
     const own = await startTestServer({
       publicLimits: { documents: { perMinute: 3, perDay: 100 }, health: { perMinute: 5, perDay: 100 } },

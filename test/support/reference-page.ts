@@ -9,19 +9,20 @@ import { ROOT } from './run.js';
 /**
  * Opens the rendered reference at `url` in Chromium with every request outside `allowedOrigin`
  * blocked, checks what a reader must find (every operation of the contract, the plans table,
- * the deprecated ones marked so, getPet with its removal date), saves a screenshot to test-results/, and returns the
- * requests it had to block (scripts or styles from elsewhere would mean the page is not
- * self-contained).
+ * the deprecated ones marked so, getPet with its removal date, a wide text column at 1280
+ * pixels), saves a screenshot to test-results/, and returns the requests it had to block and any
+ * request for a favicon: with the network blocked, the page must ask nothing of anywhere else.
  */
 export async function checkReferencePage(browser: Browser, url: string, allowedOrigin: string, screenshot: string): Promise<string[]> {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const blocked: string[] = [];
   await page.route('**/*', (route) => {
     const request = route.request();
     const target = request.url();
+    // The page declares no icon: a request for one would cost the reader's documents allowance.
+    if (new URL(target).pathname === '/favicon.ico') blocked.push(`${request.resourceType()} ${target}`);
     if (target.startsWith(allowedOrigin) || target.startsWith('data:') || target.startsWith('blob:')) return route.continue();
-    // Redoc's "API docs by" badge tries a logo from a CDN and hides itself when that fails.
-    if (request.resourceType() !== 'image') blocked.push(`${request.resourceType()} ${target}`);
+    blocked.push(`${request.resourceType()} ${target}`);
     return route.abort();
   });
   await page.goto(url);
@@ -59,6 +60,14 @@ export async function checkReferencePage(browser: Browser, url: string, allowedO
     .getByText(/will be removed\s+on 5 December 2030/)
     .first()
     .waitFor({ timeout: 10_000 });
+
+  // At 1280 pixels the text is one wide column (the stacked layout), not squeezed beside the examples.
+  const textWidth = await page
+    .getByRole('heading', { name: 'Plans and rate limits' })
+    .first()
+    .evaluate((heading) => heading.getBoundingClientRect().width);
+  expect(textWidth).toBeGreaterThan(700);
+  expect(await page.evaluate(() => document.compatMode), 'standards mode: the page starts with <!DOCTYPE html>').toBe('CSS1Compat');
 
   mkdirSync(join(ROOT, 'test-results'), { recursive: true });
   // Redoc swaps the content in after navigation; wait for the operation to be painted.

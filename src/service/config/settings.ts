@@ -131,7 +131,7 @@ export const SETTINGS = {
   }),
   documentsPerMinute: setting({
     variable: 'DOCS_PER_MINUTE',
-    doc: 'Requests per minute per client address for /docs, /openapi.yaml and /openapi.json (no key needed).',
+    doc: 'Requests per minute per client address for /docs, /openapi.yaml, /openapi.json and /favicon.ico (no key needed).',
     default: PUBLIC_LIMITS.documents.perMinute,
     parse: wholeNumber(1, 1_000_000),
   }),

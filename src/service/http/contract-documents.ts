@@ -71,8 +71,8 @@ function send(req: Request, res: Response, doc: Document): void {
 }
 
 /**
- * The contract, for people and tools, without a key: `/openapi.yaml`, `/openapi.json`, and the
- * rendered reference at `/docs` (the page `npm run docs` writes; rendered on the first request
+ * The contract, for people and tools, without a key: `/openapi.yaml`, `/openapi.json`, the
+ * rendered reference at `/docs`, and a 204 for a browser's `/favicon.ico` (the page `npm run docs` writes; rendered on the first request
  * when it is missing or older than openapi.yaml and Redocly is installed). Served compressed
  * (br or gzip) to clients that take it, and behind `limit` (per address): the page as `npm run
  * docs` compressed it beside itself, the contract compressed once, off the event loop.
@@ -84,7 +84,7 @@ export function contractDocuments(
   docsPath: string = DOCS_PATH,
 ): Router {
   const router = Router({ caseSensitive: true });
-  router.use(['/openapi.yaml', '/openapi.json', '/docs'], limit);
+  router.use(['/openapi.yaml', '/openapi.json', '/docs', '/favicon.ico'], limit);
   // Each compressed on its first request.
   let yaml: Promise<Document> | null = null;
   let json: Promise<Document> | null = null;
@@ -119,6 +119,10 @@ export function contractDocuments(
       docs = null;
       throw new ServiceUnavailableError('The documentation has not been built; run npm run docs.', 60, { cause: error });
     }
+  });
+  // What a browser asks of any site it shows: there is no icon (the docs page declares none).
+  router.get('/favicon.ico', (_req, res) => {
+    res.set('Cache-Control', 'public, max-age=86400').status(204).end();
   });
   return router;
 }
