@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -129,5 +129,44 @@ describe('the client package (@animal-store/client)', () => {
     const source = readFileSync(join(CLIENT_DIR, 'examples', 'quickstart.ts'), 'utf8');
     expect(source).toContain("from '@animal-store/client'");
     expect(source).not.toMatch(/from '\.\.?\//);
+  }, 180_000);
+
+  it('works from a CommonJS project that npm init -y makes: its example type-checks, compiles to require() and runs', async () => {
+    const project = join(work, 'commonjs-app');
+    mkdirSync(project);
+    const npmInit = await run('npm', ['init', '-y'], { cwd: project });
+    expect(npmInit.code, npmInit.stderr).toBe(0);
+    const manifest = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as { type?: string };
+    expect(manifest.type ?? 'commonjs').toBe('commonjs');
+    const install = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], {
+      cwd: project,
+      timeoutMs: 120_000,
+    });
+    expect(install.code, install.stderr).toBe(0);
+    cpSync(join(CLIENT_DIR, 'examples', 'commonjs.cts'), join(project, 'commonjs.cts'));
+    // The tsconfig.json a newcomer starts from, with Node.js's types and an output folder.
+    const init = await run(bin('tsc'), ['--init'], { cwd: project });
+    expect(init.code, init.stdout).toBe(0);
+    const flags = ['--types', 'node', '--typeRoots', join(ROOT, 'node_modules', '@types'), '--outDir', 'out'];
+    const typecheck = await run(bin('tsc'), ['-p', project, ...flags], { cwd: project });
+    expect(typecheck.code, typecheck.stdout + typecheck.stderr).toBe(0);
+    const compiled = readFileSync(join(project, 'out', 'commonjs.cjs'), 'utf8');
+    expect(compiled).toContain('require("@animal-store/client")');
+
+    const key = await server.newKey('free');
+    await server.store.createPet({ name: 'Cleo', categoryId: 1, status: 'available' });
+    const result = await run(process.execPath, [join(project, 'out', 'commonjs.cjs')], {
+      cwd: project,
+      env: { ANIMAL_STORE_URL: server.baseUrl, ANIMAL_STORE_KEY: key },
+    });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^first animals: .*Cleo/m);
+    // And from plain JavaScript, as its comment says.
+    const plain = await run(process.execPath, ['-e', "console.log(typeof require('@animal-store/client').createAnimalStoreClient)"], {
+      cwd: project,
+    });
+    expect(plain.stderr).toBe('');
+    expect(plain.stdout.trim()).toBe('function');
   }, 180_000);
 });
