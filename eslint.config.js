@@ -19,7 +19,6 @@ export default defineConfig(
       'coverage/',
       'release/',
       'test-results/',
-      'bench-results/',
       'packages/client/dist/',
       'test/designer/scenarios/',
     ],

@@ -1,4 +1,5 @@
 /** What `npm run bench` makes of its measurements: medians, the targets, and its table as text, Markdown and JSON. */
+import { availableParallelism, cpus, platform, release, totalmem } from 'node:os';
 import { tableLines } from '../src/shared/text-table.js';
 import { SMALL, type Step } from './lineup.js';
 import { checkTargets, CONNECTIONS, type TargetCheck } from './targets.js';
@@ -66,6 +67,7 @@ function reportOf(settings: BenchSettings, figures: RunFigures) {
   return {
     date: new Date().toISOString(),
     node: process.version,
+    machine: `${availableParallelism()} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB, ${platform()} ${release()}`,
     commit,
     settings: { rounds, durationSeconds, connections: CONNECTIONS, generator: 'wrk', smallAnimals: SMALL, largeAnimals: large },
     seedSeconds: figures.seedSeconds,
@@ -103,6 +105,7 @@ function rendered(report: ReturnType<typeof reportOf>, output: string): { text: 
     ['left', 'right', 'left', 'left'],
   ] as const;
   const heading = `npm run bench on Node.js ${report.node}, commit ${report.commit}`;
+  const machine = `Machine: ${report.machine}; every server shares it with wrk.`;
   const notes =
     `${rounds} round${rounds === 1 ? '' : 's'} of ${durationSeconds} s per line, ${CONNECTIONS} connections, load from wrk; ` +
     `ratios are medians of per-round ratios. Release starts to first 200 (ms): ${report.releaseStartToFirst200Ms.starts.map((t) => t.toFixed(0)).join(', ')}.`;
@@ -112,6 +115,7 @@ function rendered(report: ReturnType<typeof reportOf>, output: string): { text: 
     ...tableLines(measured, { align: measuredAlign, headerRule: true }),
     '',
     notes,
+    machine,
     `Seeding took ${report.seedSeconds.toFixed(1)} s. Results: ${output} and .md.`,
     '',
     'targets',
@@ -120,7 +124,7 @@ function rendered(report: ReturnType<typeof reportOf>, output: string): { text: 
   const markdown = [
     `# ${heading}`,
     '',
-    `${report.date}. ${notes}`,
+    `${report.date}. ${machine} ${notes}`,
     '',
     ...markdownTable(measured, measuredAlign),
     '',

@@ -37,7 +37,8 @@ interleaved rounds (the order rotates each round) and the table shows medians:
 
 It ends with the targets (bench/targets.ts), each met or not. It runs on the Node.js that runs it
 (the table says which), seeds throw-away SQLite files (deleted at the end), takes about five
-minutes with the defaults, and writes the results to bench-results/latest.json and latest.md.
+minutes with the defaults, and writes the results to docs/benchmark.json and docs/benchmark.md
+(commit them: the guides link the report, and no figure of it is typed anywhere else).
 Run it on a quiet machine: the ratios compare servers measured in the same round, the absolute
 figures depend on the machine.
 
@@ -45,7 +46,7 @@ Options:
   --rounds N         Interleaved rounds (default 5, at least 1).
   --duration S       Seconds of load per measurement and round (default 5).
   --large N          Animals in the large store (default 1000000).
-  --output FILE      Where to write the JSON (default bench-results/latest.json); the Markdown
+  --output FILE      Where to write the JSON (default docs/benchmark.json); the Markdown
                      goes beside it, FILE with .md for .json.
   -h, --help         Show this help.
 `;
@@ -56,7 +57,7 @@ function readSettings(): BenchSettings {
     rounds: { type: 'string', default: '5' },
     duration: { type: 'string', default: '5' },
     large: { type: 'string', default: '1000000' },
-    output: { type: 'string', default: 'bench-results/latest.json' },
+    output: { type: 'string', default: 'docs/benchmark.json' },
   });
   if (!hasWrk()) failUsage(HELP, 'wrk is not installed: apt-get install wrk');
   const git = spawnSync('git', ['describe', '--always', '--dirty'], { cwd: PACKAGE_ROOT, encoding: 'utf8' });

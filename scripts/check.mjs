@@ -16,10 +16,22 @@ Runs, side by side, each of these npm scripts, and fails when one fails:
   check:unused     knip: unused files, exports and dependencies
   check:imports    dependency-cruiser: import circles and the layers' rules
   check:generated  generated/ and the client's generated types up to date with openapi.yaml
+  check:docs       the settings table of docs/operators.md made from the settings, and the links
+                   between the guides
 `;
 
 /** Longest first, so that the others share the remaining cores while it runs. */
-const STEPS = ['lint:code', 'build', 'typecheck', 'format:check', 'lint:contract', 'check:unused', 'check:imports', 'check:generated'];
+const STEPS = [
+  'lint:code',
+  'build',
+  'typecheck',
+  'format:check',
+  'lint:contract',
+  'check:unused',
+  'check:imports',
+  'check:generated',
+  'check:docs',
+];
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
   process.stdout.write(HELP);

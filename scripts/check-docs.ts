@@ -1,0 +1,126 @@
+/**
+ * `npm run check:docs`: the guides say what the code does (see HELP).
+ */
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import GithubSlugger from 'github-slugger';
+import { SETTINGS, type Setting } from '../src/service/config/settings.js';
+import { parseCommandLine } from '../src/shared/command-line.js';
+import { PACKAGE_ROOT } from '../src/shared/package-root.js';
+
+const HELP = `Usage: npm run check:docs [-- --write]
+
+Checks the guides against the code and against each other:
+  - the settings table of docs/operators.md is the one made from src/service/config/settings.ts
+    (every variable the service reads, its default and what it does, as --help prints them);
+  - every relative link of README.md, docs/*.md and packages/client/README.md names a file
+    that exists, and a heading of it where it names one (#anchor, as GitHub makes them).
+Exits 1 with each difference. npm run check runs it.
+
+Options:
+  --write     Write the settings table into docs/operators.md instead of checking it.
+  -h, --help  Show this help.
+`;
+
+const OPERATORS = join(PACKAGE_ROOT, 'docs', 'operators.md');
+const BEGIN = '<!-- settings: written from src/service/config/settings.ts by npm run check:docs -- --write; edit them there -->';
+const END = '<!-- end of settings -->';
+
+/** A setting's default as the table shows it: paths from the package root, unset for none. */
+function shownDefault(value: unknown): string {
+  if (value === null) return 'unset';
+  if (typeof value === 'string') return `\`${value.startsWith(PACKAGE_ROOT) ? relative(PACKAGE_ROOT, value) : value}\``;
+  if (typeof value === 'number' || typeof value === 'boolean') return `\`${value}\``;
+  return `\`${JSON.stringify(value)}\``;
+}
+
+/** The settings table, between its markers. */
+function settingsTable(): string {
+  const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+  const rows = Object.values(SETTINGS as Record<string, Setting<unknown>>).map(
+    (s) => `| \`${s.variable}\` | ${shownDefault(s.default)} | ${cell(s.doc)} |`,
+  );
+  return [BEGIN, '', '| variable | default | meaning |', '| --- | --- | --- |', ...rows, '', END].join('\n');
+}
+
+/** docs/operators.md with its settings table as settings.ts makes it, or an Error saying where the markers are missing. */
+function withSettingsTable(text: string): string {
+  const begin = text.indexOf(BEGIN);
+  const end = text.indexOf(END);
+  if (begin < 0 || end < begin) throw new Error(`docs/operators.md has lost the settings table's markers:\n  ${BEGIN}\n  ${END}`);
+  return text.slice(0, begin) + settingsTable() + text.slice(end + END.length);
+}
+
+/** The Markdown files whose links are checked. */
+function markdownFiles(): string[] {
+  const docs = readdirSync(join(PACKAGE_ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => join(PACKAGE_ROOT, 'docs', name));
+  return [join(PACKAGE_ROOT, 'README.md'), ...docs, join(PACKAGE_ROOT, 'packages', 'client', 'README.md')];
+}
+
+const FENCED_CODE = /^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm;
+
+/** Markdown without its fenced code blocks and inline code, where a link is no link. */
+function prose(text: string): string {
+  return text.replace(FENCED_CODE, '').replace(/`[^`\n]*`/g, '');
+}
+
+/** The anchors GitHub gives the headings of a Markdown file (outside its code blocks). */
+function anchorsOf(file: string): Set<string> {
+  const slugger = new GithubSlugger();
+  const text = readFileSync(file, 'utf8').replace(FENCED_CODE, '');
+  // A link in a heading counts by its text; the slugger drops the rest of Markdown's punctuation.
+  return new Set(
+    (text.match(/^#{1,6} .+$/gm) ?? []).map((heading) => slugger.slug(heading.replace(/^#+ /, '').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1'))),
+  );
+}
+
+/** Each broken relative link of `file`, as "file: target (why)". */
+function brokenLinks(file: string): string[] {
+  const broken: string[] = [];
+  const name = relative(PACKAGE_ROOT, file);
+  for (const [, target = ''] of prose(readFileSync(file, 'utf8')).matchAll(/\]\(<?([^)\s>]+)>?(?:\s+"[^"]*")?\)/g)) {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
+    const [path = '', anchor] = target.split('#');
+    const linked = path === '' ? file : resolve(dirname(file), decodeURIComponent(path));
+    if (!existsSync(linked)) {
+      broken.push(`${name}: ${target} (no such file)`);
+      continue;
+    }
+    if (anchor === undefined || anchor === '') continue;
+    if (statSync(linked).isDirectory() || !linked.endsWith('.md'))
+      broken.push(`${name}: ${target} (an anchor into a file that is not Markdown)`);
+    else if (!anchorsOf(linked).has(decodeURIComponent(anchor)))
+      broken.push(`${name}: ${target} (no such heading in ${relative(PACKAGE_ROOT, linked)})`);
+  }
+  return broken;
+}
+
+function main(): void {
+  const { values } = parseCommandLine(HELP, { write: { type: 'boolean', default: false } });
+  const text = readFileSync(OPERATORS, 'utf8');
+  const wanted = withSettingsTable(text);
+  const problems: string[] = [];
+  if (values.write) {
+    if (wanted !== text) writeFileSync(OPERATORS, wanted);
+    process.stdout.write(`docs/operators.md: settings table ${wanted === text ? 'already up to date' : 'written'}\n`);
+  } else if (wanted !== text) {
+    problems.push('docs/operators.md: the settings table differs from src/service/config/settings.ts (npm run check:docs -- --write)');
+  }
+  const files = markdownFiles();
+  const broken = files.flatMap(brokenLinks);
+  problems.push(...broken);
+  if (problems.length > 0) {
+    process.stderr.write(`${problems.join('\n')}\n`);
+    process.exit(1);
+  }
+  process.stdout.write(`docs: settings table up to date (${Object.keys(SETTINGS).length} settings); links of ${files.length} files hold\n`);
+}
+
+try {
+  main();
+} catch (error) {
+  process.stderr.write(`check:docs: ${(error as Error).message}\n`);
+  process.exit(1);
+}
