@@ -1,4 +1,16 @@
-import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
+import {
+  DeleteQueryNode,
+  InsertQueryNode,
+  TableNode,
+  UpdateQueryNode,
+  type KyselyPlugin,
+  type OperationNode,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  type RootOperationNode,
+  type UnknownRow,
+} from 'kysely';
 
 /**
  * How long a reading of the database's data version (another connection's commits) is trusted,
@@ -12,58 +24,90 @@ export const DATA_VERSION_TRUSTED_MS = 1;
 const CACHED_RESULTS = 1_000;
 
 /**
+ * The one table a statement writes, when it names exactly one (an INSERT, or an UPDATE or
+ * DELETE of one table without joins); undefined when it may write anywhere (raw SQL, joins,
+ * common table expressions).
+ */
+function tableWritten(node: RootOperationNode): string | undefined {
+  let target: OperationNode | undefined;
+  if (InsertQueryNode.is(node) && !node.with) target = node.into;
+  else if (UpdateQueryNode.is(node) && !node.with && !node.from && !node.joins) target = node.table;
+  else if (DeleteQueryNode.is(node) && !node.with && !node.using && !node.joins && node.from.froms.length === 1)
+    target = node.from.froms[0];
+  return target && TableNode.is(target) ? target.table.identifier.name : undefined;
+}
+
+/**
  * Read results kept until the data behind them may have changed, for an engine whose store is
  * the only writer besides occasional other connections (SQLite: the keys CLI, another process
- * on the same file). No store method clears anything: `plugin`, given to Kysely, drops every
- * cached result around each statement that is not a SELECT, and `dataVersion` (PRAGMA
+ * on the same file). Results are cached by the table they read. No store method clears
+ * anything: `plugin`, given to Kysely, drops the results of the table a statement writes (all
+ * of them when it cannot tell which) before and after it, and `dataVersion` (PRAGMA
  * data_version) tells when another connection committed.
  */
 export class ReadCaches {
   private readonly caches = new Map<string, Map<string, unknown>>();
-  /** Changes with every write of this connection; a result read across one is not kept. */
-  private writes = 0;
+  /** Counts writes to any table; a result read across one is not kept. */
+  private everyTable = 0;
+  /** Counts writes per table. */
+  private readonly perTable = new Map<string, number>();
   private lastVersion: number | null = null;
   private lastReadAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly dataVersion: () => number) {}
 
-  /** Statements under way that may write. */
-  private readonly writing = new WeakSet<object>();
+  /** Statements under way that may write, and the table each writes (undefined: any). */
+  private readonly writing = new WeakMap<object, string | undefined>();
 
-  /** Drops every cached result before and after any statement that may write. */
+  /** Drops the cached results of what a statement may write, before and after it. */
   readonly plugin: KyselyPlugin = {
     transformQuery: ({ node, queryId }: PluginTransformQueryArgs): RootOperationNode => {
       if (node.kind !== 'SelectQueryNode') {
-        this.writing.add(queryId);
-        this.changed();
+        const table = tableWritten(node);
+        this.writing.set(queryId, table);
+        this.changed(table);
       }
       return node;
     },
     transformResult: ({ result, queryId }: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> => {
       // Reads cached while it waited for the connection may predate it.
-      if (this.writing.delete(queryId)) this.changed();
+      if (this.writing.has(queryId)) {
+        this.changed(this.writing.get(queryId));
+        this.writing.delete(queryId);
+      }
       return Promise.resolve(result);
     },
   };
 
-  /** `kind`'s result for `key`: cached, or loaded and cached unless a write ran while it loaded. */
-  async read<V>(kind: string, key: string, load: () => Promise<V>): Promise<V> {
+  /** What `table`'s cached results depend on: a result loaded across a change of it is not kept. */
+  private generation(table: string): string {
+    return `${this.everyTable}:${this.perTable.get(table) ?? 0}`;
+  }
+
+  /** The result of reading `table` for `key`: cached, or loaded and cached unless a write to it ran meanwhile. */
+  async read<V>(table: string, key: string, load: () => Promise<V>): Promise<V> {
     this.dropStaleReads();
-    let cache = this.caches.get(kind);
-    if (!cache) this.caches.set(kind, (cache = new Map<string, unknown>()));
+    let cache = this.caches.get(table);
+    if (!cache) this.caches.set(table, (cache = new Map<string, unknown>()));
     if (cache.has(key)) return cache.get(key) as V;
-    const writes = this.writes;
+    const before = this.generation(table);
     const value = await load();
-    if (writes === this.writes) {
+    if (before === this.generation(table)) {
       if (cache.size >= CACHED_RESULTS) cache.clear();
       cache.set(key, value);
     }
     return value;
   }
 
-  private changed(): void {
-    this.writes++;
-    for (const cache of this.caches.values()) cache.clear();
+  /** Forgets what a write to `table` may have changed (every table when undefined). */
+  private changed(table?: string): void {
+    if (table === undefined) {
+      this.everyTable++;
+      for (const cache of this.caches.values()) cache.clear();
+    } else {
+      this.perTable.set(table, (this.perTable.get(table) ?? 0) + 1);
+      this.caches.get(table)?.clear();
+    }
   }
 
   /** Forgets every cached result when another connection has committed since (checked at most once per DATA_VERSION_TRUSTED_MS). */

@@ -47,9 +47,9 @@ export class SqlStore {
     this.db = parts.db;
   }
 
-  /** `load`, through the engine's cache for `kind` when it has one. */
-  private cached<V>(kind: string, key: string, load: () => Promise<V>): Promise<V> {
-    return this.parts.caches ? this.parts.caches.read(kind, key, load) : load();
+  /** `load`, a read of `table`, through the engine's cache when it has one. */
+  private cached<V>(table: keyof Tables, key: string, load: () => Promise<V>): Promise<V> {
+    return this.parts.caches ? this.parts.caches.read(table, key, load) : load();
   }
 
   /** At most `limit` animals after `afterId`, by id ascending (keyset pagination). */
@@ -115,7 +115,7 @@ export class SqlStore {
 
   /** Cached where the engine caches: every authenticated request looks one up. */
   async findKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
-    const key = await this.cached('keys', hash, async () => {
+    const key = await this.cached('api_keys', hash, async () => {
       const row = await this.db.selectFrom('api_keys').selectAll().where('hash', '=', hash).executeTakeFirst();
       return row && toKey(row);
     });
