@@ -1,6 +1,6 @@
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSpec } from '../../src/contract/load-spec.js';
 import { bin, ROOT, run } from '../support/run.js';
@@ -47,6 +47,19 @@ afterAll(async () => {
   await server?.close();
   if (work) rmSync(work, { recursive: true, force: true });
 });
+
+/** Runs a compiled example of the client against the server with a new Free key, after storing an animal named `name`; it must exit 0, silent on stderr. */
+async function runExample(compiled: string, name: string) {
+  const key = await server.newKey('free');
+  await server.store.createPet({ name, categoryId: 1, status: 'available' });
+  const result = await run(process.execPath, [compiled], {
+    cwd: dirname(dirname(compiled)),
+    env: { ANIMAL_STORE_URL: server.baseUrl, ANIMAL_STORE_KEY: key },
+  });
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  return result;
+}
 
 describe('the client package (@animal-store/client)', () => {
   it('is publishable, versioned with the contract, and depends on openapi-fetch alone', () => {
@@ -113,14 +126,7 @@ describe('the client package (@animal-store/client)', () => {
     const typecheck = await run(bin('tsc'), ['-p', project], { cwd: project });
     expect(typecheck.code, typecheck.stdout + typecheck.stderr).toBe(0);
 
-    const key = await server.newKey('free');
-    await server.store.createPet({ name: 'Tom', categoryId: 1, status: 'available' });
-    const result = await run(process.execPath, [join(project, 'out', 'quickstart.js')], {
-      cwd: project,
-      env: { ANIMAL_STORE_URL: server.baseUrl, ANIMAL_STORE_KEY: key },
-    });
-    expect(result.stderr).toBe('');
-    expect(result.code).toBe(0);
+    const result = await runExample(join(project, 'out', 'quickstart.js'), 'Tom');
     expect(result.stdout).toMatch(/^added Rex as #\d+ \(available\)$/m);
     expect(result.stdout).toContain('available animals: 2');
     expect(result.stdout).toContain('deprecated: GET /pets/{petId} (sunset 2030-12-05)');
@@ -153,14 +159,7 @@ describe('the client package (@animal-store/client)', () => {
     const compiled = readFileSync(join(project, 'out', 'commonjs.cjs'), 'utf8');
     expect(compiled).toContain('require("@animal-store/client")');
 
-    const key = await server.newKey('free');
-    await server.store.createPet({ name: 'Cleo', categoryId: 1, status: 'available' });
-    const result = await run(process.execPath, [join(project, 'out', 'commonjs.cjs')], {
-      cwd: project,
-      env: { ANIMAL_STORE_URL: server.baseUrl, ANIMAL_STORE_KEY: key },
-    });
-    expect(result.stderr).toBe('');
-    expect(result.code).toBe(0);
+    const result = await runExample(join(project, 'out', 'commonjs.cjs'), 'Cleo');
     expect(result.stdout).toMatch(/^first animals: .*Cleo/m);
     // And from plain JavaScript, as its comment says.
     const plain = await run(process.execPath, ['-e', "console.log(typeof require('@animal-store/client').createAnimalStoreClient)"], {
