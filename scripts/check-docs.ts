@@ -66,14 +66,20 @@ function prose(text: string): string {
   return text.replace(FENCED_CODE, '').replace(/`[^`\n]*`/g, '');
 }
 
-/** The anchors GitHub gives the headings of a Markdown file (outside its code blocks). */
+const anchorsRead = new Map<string, Set<string>>();
+
+/** The anchors GitHub gives the headings of a Markdown file (outside its code blocks), read once per file. */
 function anchorsOf(file: string): Set<string> {
+  const known = anchorsRead.get(file);
+  if (known) return known;
   const slugger = new GithubSlugger();
   const text = readFileSync(file, 'utf8').replace(FENCED_CODE, '');
   // A link in a heading counts by its text; the slugger drops the rest of Markdown's punctuation.
-  return new Set(
+  const anchors = new Set(
     (text.match(/^#{1,6} .+$/gm) ?? []).map((heading) => slugger.slug(heading.replace(/^#+ /, '').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1'))),
   );
+  anchorsRead.set(file, anchors);
+  return anchors;
 }
 
 /** Each broken relative link of `file`, as "file: target (why)". */
