@@ -67,10 +67,9 @@ export interface AppDependencies {
 /**
  * Builds the Express app. A request goes: request id and log → CORS (a browser's preflight is
  * answered here) → the health checks and the contract's documents, each with its own limit per
- * address → for a contract operation, Express's route of it (by operationId) notes the
- * operation and a deprecated one's headers → key → rate limit → 401 without a key → the
- * operation's route: sunset gate, strict parameters, JSON body, express-openapi-validator,
- * Idempotency-Key, handler → store. A method its path does not have is a 405, what nothing
+ * address → for a contract operation, Express's route of it (by operationId): the operation and
+ * a deprecated one's headers noted, key, rate limit, 401 without a key, sunset gate, strict
+ * parameters, JSON body, express-openapi-validator, Idempotency-Key, handler → store. A method its path does not have is a 405, what nothing
  * answered a 404, and anything thrown ends in the error handler as the Error body.
  */
 export function createApp(deps: AppDependencies): Express {
@@ -93,7 +92,6 @@ export function createApp(deps: AppDependencies): Express {
   // Addresses this instance saw banned: their unknown keys are not looked up in the store.
   const bannedAddresses = new BannedAddresses(deps.clock, deps.limiter.validKeys);
   const validator = validate(doc, { checkSpec: deps.checkSpecAtStart ?? true });
-  const context = { store: deps.store, clock: deps.clock, basePath };
   const routeOf = (op: OperationInfo) => expressRoute(basePath, op.path);
   const methodsByPath = allowedMethods(operations);
 
@@ -105,24 +103,30 @@ export function createApp(deps: AppDependencies): Express {
   app.get('/healthz', healthLimit, healthz);
   app.get('/readyz', healthLimit, readyz(deps.store));
   app.use(contractDocuments(doc, specText, limitPublic(publicLimiter, 'documents', publicLimits.documents), deps.docsPath));
-  // Before anything can refuse it: which operation a request is, and a deprecated one's headers.
-  for (const op of operations) app[op.method](routeOf(op), operation(op), ...deprecationNotice(op, basePath));
-  // A preflight the CORS step left (its origin is not allowed) can carry no key: 405 here, using no allowance.
-  for (const [path, allowed] of methodsByPath) app.options(expressRoute(basePath, path), preflightOnly, methodNotAllowed(allowed));
-  app.use(authenticate(deps.store, deps.environment, bannedAddresses));
-  app.use(rateLimit(deps.limiter, deps.anonymousLimits, bannedAddresses, metrics));
-  app.use(requireKey);
+  const checkKey = authenticate(deps.store, deps.environment, bannedAddresses);
+  const limit = rateLimit(deps.limiter, deps.anonymousLimits, bannedAddresses, metrics);
+  // One route per operation, routed once: which operation it is and a deprecated one's headers
+  // come before anything can refuse it, so that even a 401 carries them.
   for (const op of operations) {
     app[op.method](
       routeOf(op),
+      operation(op),
+      ...deprecationNotice(op, basePath),
+      checkKey,
+      limit,
+      requireKey,
       ...sunsetGate(op, basePath, deps.clock),
-      strictParameters(doc, op),
+      strictParameters(op),
       ...jsonBody(op, BODY_LIMIT_BYTES),
       ...validator,
       ...idempotency(op, deps.store, deps.clock, metrics),
-      handle(op, handlers[op.operationId as OperationId] as Handler<OperationId>, context),
+      handle(op, handlers[op.operationId as OperationId] as Handler<OperationId>, { store: deps.store, clock: deps.clock, basePath }),
     );
   }
+  // A preflight the CORS step left (its origin is not allowed) can carry no key: 405 here, using no allowance.
+  for (const [path, allowed] of methodsByPath) app.options(expressRoute(basePath, path), preflightOnly, methodNotAllowed(allowed));
+  // Anything else needs a key too, and counts against its limit, before its 405 or 404.
+  app.use(checkKey, limit, requireKey);
   for (const [path, allowed] of methodsByPath) app.all(expressRoute(basePath, path), methodNotAllowed(allowed));
   app.use(noRoute);
   app.use(errorHandler(BODY_LIMIT_BYTES, metrics));
