@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { stringify } from 'yaml';
@@ -19,12 +19,12 @@ interface Document {
 /** A document in every encoding: those given (written when the docs were built), the others compressed off the event loop. */
 async function document(content: Buffer | string, type: string, given: Partial<Record<Encoding, Buffer>> = {}): Promise<Document> {
   const identity = Buffer.isBuffer(content) ? content : Buffer.from(content);
-  const hash = createHash('sha256').update(identity).digest('base64url').slice(0, 27);
+  const digest = hash('sha256', identity, 'base64url').slice(0, 27);
   const [br, gzip] = await Promise.all([given.br ?? compress(identity, 'br'), given.gzip ?? compress(identity, 'gzip')]);
   return {
     type,
     bodies: { identity, br, gzip },
-    etag: (encoding) => (encoding === 'identity' ? `"${hash}"` : `"${hash}-${encoding}"`),
+    etag: (encoding) => (encoding === 'identity' ? `"${digest}"` : `"${digest}-${encoding}"`),
   };
 }
 

@@ -1,4 +1,4 @@
-import { createHash, randomInt } from 'node:crypto';
+import { hash, randomInt } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 /** The deployments a key can belong to. */
@@ -30,7 +30,7 @@ function checksum(body: string): string {
 
 /** SHA-256 of a key, hex: the only form in which a key is stored. */
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key);
 }
 
 /** A newly issued key: the secret to show once, and what is kept of it. */

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { Clock } from '../../clock.js';
 import { NO_METRICS, type ServiceMetrics } from '../../metrics/service-metrics.js';
@@ -42,9 +42,7 @@ export function idempotency(
       const locals = localsOf(res);
       if (key === undefined || !locals.key) return next();
       const scope = { apiKeyId: locals.key.id, key };
-      const fingerprint = createHash('sha256')
-        .update(canonical({ operation: op.operationId, params: req.params, body: req.body as unknown }))
-        .digest('hex');
+      const fingerprint = hash('sha256', canonical({ operation: op.operationId, params: req.params, body: req.body as unknown }));
       const claim = await store.claimIdempotencyKey(scope, fingerprint, { now: new Date(clock.now()), ...IDEMPOTENCY_TIMING });
       switch (claim.outcome) {
         case 'claimed':
