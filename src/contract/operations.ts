@@ -17,6 +17,8 @@ export interface OperationInfo {
   sunset: string | null;
   /** Path that replaces a deprecated operation (`x-successor`), or null. */
   successor: string | null;
+  /** Names of the query parameters the operation declares (`limit`, `cursor`, `status`). */
+  queryParameters: string[];
   /** Names of the header parameters the operation declares (`Idempotency-Key`). */
   headerParameters: string[];
   /** Names of the path parameters whose schema is an integer (`petId`). */
@@ -60,6 +62,7 @@ export function listOperations(doc: OpenApiDocument): OperationInfo[] {
         deprecatedAt: typeof op['x-deprecated-at'] === 'string' ? op['x-deprecated-at'] : null,
         sunset: typeof op['x-sunset'] === 'string' ? op['x-sunset'] : null,
         successor: typeof op['x-successor'] === 'string' ? op['x-successor'] : null,
+        queryParameters: parameters.filter((p) => p.in === 'query').map((p) => p.name),
         headerParameters: parameters.filter((p) => p.in === 'header').map((p) => p.name),
         integerPathParameters: parameters.filter((p) => p.in === 'path' && isInteger(p)).map((p) => p.name),
         integerQueryParameters: parameters.filter((p) => p.in === 'query' && isInteger(p)).map((p) => p.name),

@@ -1,39 +1,8 @@
-import { resolveRef, type OpenApiDocument } from './load-spec.js';
 import type { OperationInfo } from './operations.js';
 import type { StrictJsonProblem } from './strict-json.js';
 
 const DECIMAL_INTEGER = /^-?(0|[1-9][0-9]*)$/;
 const SAFE_RANGE = `must be at most ${Number.MAX_SAFE_INTEGER} in size`;
-
-interface IntegerParameter {
-  in: 'query' | 'path';
-  name: string;
-}
-
-/** The parameters of one operation that {@link parameterProblems} checks. */
-export interface StrictParameters {
-  /** Every query parameter the operation declares. */
-  queryNames: string[];
-  /** Its query and path parameters whose schema is an integer. */
-  integers: IntegerParameter[];
-}
-
-/** Which parameters of `op` (path-level ones included) {@link parameterProblems} checks. */
-export function strictParametersOf(doc: OpenApiDocument, op: OperationInfo): StrictParameters {
-  const raw = doc.paths[op.path]?.[op.method] as { parameters?: unknown[] } | undefined;
-  const pathLevel = (doc.paths[op.path]?.parameters as unknown[] | undefined) ?? [];
-  const integers: IntegerParameter[] = [];
-  const queryNames: string[] = [];
-  for (const p of [...pathLevel, ...(raw?.parameters ?? [])]) {
-    const parameter = resolveRef<{ in: string; name: string; schema?: unknown }>(doc, p);
-    if (parameter.in === 'query') queryNames.push(parameter.name);
-    const schema = resolveRef<{ type?: unknown }>(doc, parameter.schema);
-    if ((parameter.in === 'query' || parameter.in === 'path') && schema?.type === 'integer') {
-      integers.push({ in: parameter.in, name: parameter.name });
-    }
-  }
-  return { queryNames, integers };
-}
 
 /**
  * What a strict reading of the contract refuses in a request before its schemas are checked, one
@@ -43,20 +12,23 @@ export function strictParametersOf(doc: OpenApiDocument, op: OperationInfo): Str
  * percent-decoded. The service and the mock refuse the same requests with it.
  */
 export function parameterProblems(
-  strict: StrictParameters,
+  op: Pick<OperationInfo, 'queryParameters' | 'integerQueryParameters' | 'integerPathParameters'>,
   query: Record<string, unknown>,
   pathParams: Record<string, string>,
 ): StrictJsonProblem[] {
   const details: StrictJsonProblem[] = [];
-  for (const name of strict.queryNames) {
+  for (const name of op.queryParameters) {
     if (Array.isArray(query[name])) details.push({ field: `query.${name}`, message: 'must be given at most once' });
   }
-  for (const p of strict.integers) {
-    const value = p.in === 'query' ? query[p.name] : pathParams[p.name];
+  const integers = [
+    ...op.integerQueryParameters.map((name) => ({ field: `query.${name}`, value: query[name] })),
+    ...op.integerPathParameters.map((name) => ({ field: `path.${name}`, value: pathParams[name] })),
+  ];
+  for (const { field, value } of integers) {
     if (typeof value !== 'string') continue;
-    if (!DECIMAL_INTEGER.test(value)) details.push({ field: `${p.in}.${p.name}`, message: 'must be an integer written in decimal digits' });
+    if (!DECIMAL_INTEGER.test(value)) details.push({ field, message: 'must be an integer written in decimal digits' });
     // Read as a double, 10^400 is Infinity, which no JSON Schema bound refuses.
-    else if (!Number.isSafeInteger(Number(value))) details.push({ field: `${p.in}.${p.name}`, message: SAFE_RANGE });
+    else if (!Number.isSafeInteger(Number(value))) details.push({ field, message: SAFE_RANGE });
   }
   return details;
 }

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from './config/settings.js';
@@ -65,19 +66,8 @@ export async function openLimitCounters(
 }
 
 /** Resolves when the Redis client becomes ready within `ms`; rejects with its connection error, or its state. */
-function untilReady(client: Redis, ms: number): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const done = (error?: Error) => {
-      clearTimeout(timer);
-      client.off('ready', onReady);
-      client.off('error', onError);
-      if (error) reject(error);
-      else resolve();
-    };
-    const onReady = () => done();
-    const onError = (error: Error) => done(error);
-    const timer = setTimeout(() => done(new Error(`Redis connection is ${client.status}`)), ms);
-    client.once('ready', onReady);
-    client.once('error', onError);
+async function untilReady(client: Redis, ms: number): Promise<void> {
+  await once(client, 'ready', { signal: AbortSignal.timeout(ms) }).catch((error: Error) => {
+    throw error.name === 'AbortError' ? new Error(`Redis connection is ${client.status}`) : error;
   });
 }

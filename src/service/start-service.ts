@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
@@ -74,13 +75,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     corsOrigins: dependencies.corsOrigins,
     logger: dependencies.logger,
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  server.listen(port, host);
+  await once(server, 'listening');
   const listening = (server.address() as AddressInfo).port;
   const shownHost = host === '0.0.0.0' || host === '::' || host === '127.0.0.1' || host === '::1' ? 'localhost' : host;
   const stop = gracefulStop(server, shutdownTimeoutMs, dependencies.logger, async () => {

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { Registry } from 'prom-client';
 
@@ -27,13 +28,8 @@ function createMetricsServer(registry: Registry): Server {
 }
 
 /** Starts the metrics server on `port` and `host`; rejects with Node's error when it cannot listen there. */
-export function listenForMetrics(registry: Registry, port: number, host: string): Promise<Server> {
-  const server = createMetricsServer(registry);
-  return new Promise<Server>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve(server);
-    });
-  });
+export async function listenForMetrics(registry: Registry, port: number, host: string): Promise<Server> {
+  const server = createMetricsServer(registry).listen(port, host);
+  await once(server, 'listening');
+  return server;
 }

@@ -1,5 +1,4 @@
 import { sql, type Kysely } from 'kysely';
-import { decideClaim } from './idempotency.js';
 import { otherFieldsOf, PET_SELECT, petFromRow } from './pet-record.js';
 import type { ReadCaches } from './read-cache.js';
 import type { ApiKeyRecord, ClaimTiming, Engine, IdempotencyClaim, IdempotencyScope, Pet, PetPageQuery, PetToCreate } from './records.js';
@@ -138,8 +137,8 @@ export class SqlStore {
   }
 
   /**
-   * One statement claims a new key or takes over one that expired or whose request died
-   * (decideClaim's rule, as SQL); otherwise the record found says why the key cannot be claimed.
+   * One statement claims a new key or takes over one that expired or whose request died;
+   * otherwise the record found says why the key cannot be claimed.
    */
   async claimIdempotencyKey(scope: IdempotencyScope, fingerprint: string, timing: ClaimTiming): Promise<IdempotencyClaim> {
     const now = timing.now.getTime();
@@ -180,22 +179,16 @@ export class SqlStore {
       .where('api_key_id', '=', scope.apiKeyId)
       .where('idempotency_key', '=', scope.key)
       .executeTakeFirst();
-    const decision = row
-      ? decideClaim(
-          {
-            fingerprint: row.fingerprint,
-            state: row.state,
-            responseStatus: row.response_status,
-            responseBody: row.response_body,
-            createdAt: row.created_at,
-            lockedAt: row.locked_at,
-          },
-          fingerprint,
-          timing,
-        )
-      : ({ outcome: 'take_over' } as const);
-    // Released or taken over between the two statements: claim again.
-    return decision.outcome === 'take_over' ? this.claimIdempotencyKey(scope, fingerprint, timing) : decision;
+    // Released, expired or abandoned (its instance died) between the two statements: claim again.
+    if (!row || row.created_at <= now - timing.retentionMs || (row.state === 'in_flight' && row.locked_at <= now - timing.lockMs))
+      return this.claimIdempotencyKey(scope, fingerprint, timing);
+    if (row.state === 'in_flight') return { outcome: 'in_flight' };
+    if (row.fingerprint !== fingerprint) return { outcome: 'mismatch' };
+    return {
+      outcome: 'replay',
+      status: row.response_status ?? 201,
+      body: row.response_body === null ? null : JSON.parse(row.response_body),
+    };
   }
 
   /** Gives up a claim whose request did not complete, so a retry may proceed. */

@@ -1,6 +1,5 @@
 import { PathMatcher } from '../../contract/contract-paths.js';
 import { operationInputs, type OperationInputs } from '../../contract/response-examples.js';
-import { strictParametersOf, type StrictParameters } from '../../contract/strict-parameters.js';
 import { loadSpec, resolveRef } from '../../contract/load-spec.js';
 import { basePathOf, deprecationHeaders, listOperations, type OperationInfo } from '../../contract/operations.js';
 
@@ -10,7 +9,6 @@ export interface MockOperation {
   /** Its responses by status, resolved. */
   responses: Record<string, Record<string, unknown>>;
   inputs: OperationInputs;
-  strict: StrictParameters;
   /** The Deprecation, Sunset and Link headers of a deprecated operation, else null. */
   deprecation: Record<string, string> | null;
 }
@@ -56,7 +54,6 @@ export function readMockContract(specPath: string): MockContract {
       info,
       responses,
       inputs,
-      strict: strictParametersOf(doc, info),
       deprecation: deprecationHeaders(info, basePath),
     });
   }

@@ -87,7 +87,7 @@ export class MockProxy {
       // As the server's error handler answers a path that does not decode (`/pets/%ZZ`).
       return invalidRequest([{ field: 'path', message: 'is not valid percent-encoding' }]);
     }
-    const details = parameterProblems(op.strict, query, pathParams);
+    const details = parameterProblems(op.info, query, pathParams);
     return details.length > 0 ? invalidRequest(details) : null;
   }
 

@@ -58,21 +58,11 @@ export function corsFor(allowed: readonly string[], methods: readonly string[]):
     optionsSuccessStatus: 204,
   });
   return (req, res, next) => {
-    if (allowed.length === 0) {
-      next();
-      return;
-    }
+    if (allowed.length === 0) return next();
     // Whether the answer carries Access-Control-Allow-Origin depends on the Origin: caches must know.
     res.vary('Origin');
-    if (req.headers.origin === undefined) {
-      next();
-      return;
-    }
     // An OPTIONS without Access-Control-Request-Method is not a preflight: the contract answers it (405).
-    if (req.method === 'OPTIONS' && !isPreflight(req)) {
-      next();
-      return;
-    }
+    if (req.headers.origin === undefined || (req.method === 'OPTIONS' && !isPreflight(req))) return next();
     middleware(req, res, next);
   };
 }

@@ -75,18 +75,6 @@ function toApiError(error: unknown, req: Request): ApiError | null {
   }
   // A path that does not decode (`/pets/%ZZ`).
   if (error instanceof URIError) return new InvalidRequestError([{ field: 'path', message: 'is not valid percent-encoding' }]);
-  // Any other error Express's parts mark as the client's (an undecodable Content-Encoding, …).
-  const exposed = error as { status?: unknown; expose?: unknown; message?: unknown };
-  if (exposed && exposed.expose === true && typeof exposed.status === 'number') {
-    if (exposed.status === 413) return new PayloadTooLargeError(0);
-    if (exposed.status === 415) return new UnsupportedMediaTypeError();
-    if (exposed.status >= 400 && exposed.status < 500) {
-      return new InvalidRequestError(
-        [{ field: 'request', message: typeof exposed.message === 'string' ? exposed.message : 'is invalid' }],
-        'The request could not be read.',
-      );
-    }
-  }
   return null;
 }
 
