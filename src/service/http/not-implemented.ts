@@ -7,7 +7,7 @@ const stubs = new WeakSet<object>();
 
 /**
  * The handler `npm run generate` writes for an operation that has none yet: every call answers
- * `501 not_implemented`, and the app lists it in a warning at start (see {@link unimplemented}).
+ * `501 not_implemented`, and the app lists it in a warning at start (see {@link warnOfStubs}).
  */
 export function notImplemented<K extends OperationId>(operationId: K): Handler<K> {
   const stub: Handler<K> = () => Promise.reject(new NotImplementedError(operationId));
@@ -15,17 +15,9 @@ export function notImplemented<K extends OperationId>(operationId: K): Handler<K
   return stub;
 }
 
-/** The operationIds among `operationIds` whose handler is still the generated stub. */
-function unimplemented(operationIds: readonly string[], handlers: Readonly<Record<string, unknown>>): string[] {
-  return operationIds.filter((id) => {
-    const handler = handlers[id];
-    return typeof handler === 'function' && stubs.has(handler);
-  });
-}
-
 /** Says at start which operations still answer 501 (their handler is the generated stub), and what to write. */
 export function warnOfStubs(operationIds: readonly string[], handlers: Readonly<Record<string, unknown>>, logger: Logger): void {
-  const stubbed = unimplemented(operationIds, handlers);
+  const stubbed = operationIds.filter((id) => stubs.has(handlers[id] as object));
   if (stubbed.length === 0) return;
   logger.warn({ unimplemented: stubbed }, `${stubbed.map(notImplementedHint).join('; ')}. Until then each answers 501 not_implemented.`);
 }

@@ -99,39 +99,28 @@ class RedisOrMemoryCounter implements Counter {
     private readonly memory: Counter,
     private readonly breaker: Breaker,
   ) {}
-  private either<T>(fromRedis: () => Promise<T>, fromMemory: () => Eventually<T>): Eventually<T> {
-    if (this.breaker.isOpen()) return fromMemory();
-    return fromRedis().catch((error: unknown) => {
+  /** `call` on Redis, or on this instance's memory while Redis fails. */
+  private either<T>(call: (counter: Counter) => Eventually<T>): Eventually<T> {
+    if (this.breaker.isOpen()) return call(this.memory);
+    return Promise.resolve(call(this.redis)).catch((error: unknown) => {
       // rate-limiter-flexible rejects with an Error when Redis fails (its points are never exceeded).
       if (!(error instanceof Error)) throw error;
       // The commands of one request fail together: the breaker trips once for them.
       if (!this.breaker.isOpen()) this.breaker.trip();
-      return fromMemory();
+      return call(this.memory);
     });
   }
   get(key: string) {
-    return this.either(
-      () => this.redis.get(key),
-      () => this.memory.get(key),
-    );
+    return this.either((counter) => counter.get(key));
   }
   consume(key: string, points?: number, options?: { customDuration?: number }) {
-    return this.either(
-      () => this.redis.consume(key, points, options),
-      () => this.memory.consume(key, points, options),
-    );
+    return this.either((counter) => counter.consume(key, points, options));
   }
   set(key: string, points: number, secDuration: number) {
-    return this.either(
-      () => this.redis.set(key, points, secDuration),
-      () => this.memory.set(key, points, secDuration),
-    );
+    return this.either((counter) => counter.set(key, points, secDuration));
   }
   delete(key: string) {
-    return this.either(
-      () => this.redis.delete(key),
-      () => this.memory.delete(key),
-    );
+    return this.either((counter) => counter.delete(key));
   }
 }
 

@@ -1,4 +1,6 @@
-import type { Pet, PetStatus, PetToCreate } from './records.js';
+import type { Selectable } from 'kysely';
+import type { Pet, PetToCreate } from './records.js';
+import type { Tables } from './tables.js';
 
 /**
  * How both stores keep an animal: the fields the database filters, orders or constrains as
@@ -27,13 +29,7 @@ export function otherFieldsOf(pet: PetToCreate): string | null {
 }
 
 /** A pets row as PET_SELECT reads it. */
-export interface PetRow {
-  id: number;
-  name: string;
-  category_id: number;
-  status: PetStatus;
-  other_fields: string | object | null;
-}
+export type PetRow = Pick<Selectable<Tables['pets']>, (typeof PET_SELECT)[number]>;
 
 /**
  * An animal as the contract returns it, from its columns and its other fields (JSON text, as
