@@ -4,6 +4,14 @@ import type { StrictJsonProblem } from './strict-json.js';
 const DECIMAL_INTEGER = /^-?(0|[1-9][0-9]*)$/;
 const SAFE_RANGE = `must be at most ${Number.MAX_SAFE_INTEGER} in size`;
 
+/** Adds to `details` what is wrong with an integer parameter's text, if anything. */
+function checkInteger(details: StrictJsonProblem[], where: 'query' | 'path', name: string, value: unknown): void {
+  if (typeof value !== 'string') return;
+  if (!DECIMAL_INTEGER.test(value)) details.push({ field: `${where}.${name}`, message: 'must be an integer written in decimal digits' });
+  // Read as a double, 10^400 is Infinity, which no JSON Schema bound refuses.
+  else if (!Number.isSafeInteger(Number(value))) details.push({ field: `${where}.${name}`, message: SAFE_RANGE });
+}
+
 /**
  * What a strict reading of the contract refuses in a request before its schemas are checked, one
  * problem per field: a query parameter given more than once, an integer parameter not written in
@@ -20,15 +28,7 @@ export function parameterProblems(
   for (const name of op.queryParameters) {
     if (Array.isArray(query[name])) details.push({ field: `query.${name}`, message: 'must be given at most once' });
   }
-  const integers = [
-    ...op.integerQueryParameters.map((name) => ({ field: `query.${name}`, value: query[name] })),
-    ...op.integerPathParameters.map((name) => ({ field: `path.${name}`, value: pathParams[name] })),
-  ];
-  for (const { field, value } of integers) {
-    if (typeof value !== 'string') continue;
-    if (!DECIMAL_INTEGER.test(value)) details.push({ field, message: 'must be an integer written in decimal digits' });
-    // Read as a double, 10^400 is Infinity, which no JSON Schema bound refuses.
-    else if (!Number.isSafeInteger(Number(value))) details.push({ field, message: SAFE_RANGE });
-  }
+  for (const name of op.integerQueryParameters) checkInteger(details, 'query', name, query[name]);
+  for (const name of op.integerPathParameters) checkInteger(details, 'path', name, pathParams[name]);
   return details;
 }
