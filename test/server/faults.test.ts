@@ -82,6 +82,42 @@ describe.skipIf(!postgresEnabled())('PostgreSQL down or slow', () => {
   }, 60_000);
 });
 
+describe.skipIf(!postgresEnabled())('PostgreSQL stalled, then answering again', () => {
+  // A stall (a hung backend, a silent middlebox) leaves connections open that never answer
+  // again; a pool that took them back would time out on them forever after the stall.
+  it('serves every request again within 10 s of PostgreSQL answering, with /readyz back to 200', async () => {
+    const { proxy, url } = await proxied(TEST_DATABASE_URL, 5432);
+    const store = await PostgresStore.open({
+      url,
+      schema: newSchemaName(),
+      connectTimeoutMs: 300,
+      queryTimeoutMs: 600,
+      onPoolError: () => {},
+    });
+    const server = await startTestServer({ store });
+    try {
+      const key = await server.newKey('pro');
+      const get = (path: string, headers: Record<string, string> = {}) =>
+        fetch(`${server.origin}${path}`, { headers }).then(async (response) => (await response.arrayBuffer(), response.status));
+      const list = () => get('/v1/pets', { Authorization: `Bearer ${key}` });
+      // Several connections in the pool, each held by a query when the stall begins.
+      expect(await Promise.all(Array.from({ length: 5 }, list))).toEqual([200, 200, 200, 200, 200]);
+      proxy.setMode('stall');
+      expect(await Promise.all(Array.from({ length: 5 }, list))).toEqual([503, 503, 503, 503, 503]);
+      expect(await get('/readyz')).toBe(503);
+      proxy.setMode('forward');
+      const deadline = Date.now() + 10_000;
+      let streak = 0;
+      while (streak < 30 && Date.now() < deadline) streak = (await list()) === 200 ? streak + 1 : 0;
+      expect(streak, 'consecutive 200s within 10 s of the stall ending').toBe(30);
+      expect(await Promise.all(Array.from({ length: 5 }, () => get('/readyz')))).toEqual([200, 200, 200, 200, 200]);
+    } finally {
+      await server.close();
+      await proxy.close();
+    }
+  }, 60_000);
+});
+
 describe.skipIf(!postgresEnabled())('PostgreSQL down, keys that cannot be checked', () => {
   // Counted against the anonymous per-address limit, each such request would turn an outage
   // into 429s and then a 600 s ban of the address, outliving the outage.

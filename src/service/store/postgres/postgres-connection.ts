@@ -93,13 +93,18 @@ export function postgresPool(options: PostgresOptions): PostgresPool {
       } catch (error) {
         throw unavailable(error);
       }
+      // A connection that failed to answer (a timed-out query on a stalled backend, a lost
+      // network) may never answer again: it leaves the pool instead of going back to it.
+      let broken: Error | undefined;
       return {
-        release: (destroy?: boolean) => client.release(destroy),
+        release: () => client.release(broken),
         query: (async (text: string, values: readonly unknown[]) => {
           try {
             return await client.query(text, values as unknown[]);
           } catch (error) {
-            throw isUnavailable(error) ? unavailable(error) : error;
+            if (!isUnavailable(error)) throw error;
+            broken = error as Error;
+            throw unavailable(error);
           }
         }) as unknown as PostgresPoolClient['query'],
       };
