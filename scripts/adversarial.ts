@@ -5,7 +5,8 @@
  *   2. latency of a well-behaved client while one Free key sends those bodies;
  *   3. resident memory after requests from 1,000,000 distinct client addresses;
  *   4. a polite client's latency and failures while idle connections flood the service;
- *   5. how soon two instances share limits again after their Redis stalled.
+ *   5. how soon two instances share limits again after their Redis stalled;
+ *   6. what uploaders of endless chunked bodies send, and a polite client's latency meanwhile.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,12 +21,13 @@ import { serveArguments } from '../bench/processes.js';
 import { hasWrk } from '../bench/wrk.js';
 import {
   closeConnections,
-  floodAddresses,
   measureCpu,
   measureLatency,
+  measureMemory,
   type CpuRow,
   type FloodFigures,
   type LatencyFigures,
+  type MemoryFigures,
 } from './hostile-clients.js';
 import {
   connectionLines,
@@ -37,6 +39,7 @@ import {
   type ConnectionFloodFigures,
   type RedisStallFigures,
 } from './flood-and-stall.js';
+import { bodyFloodLines, floodBodies, type BodyFloodFigures } from './body-flood.js';
 import { startServer, type ServerProcess } from './support/server-process.js';
 
 const HELP = `Usage: npm run adversarial [-- options]
@@ -57,6 +60,11 @@ throw-away SQLite file, TRUST_PROXY=true), on loopback only:
   5. with Redis: two instances share limits through a proxy to Redis that keeps their
      connections open but passes nothing for a while, then passes traffic again; seconds from
      Redis answering until the instances share limits again;            target: under 10 s
+  6. uploaders that send POST /v1/pets with a chunked body of 1 MiB chunks that never ends,
+     each starting again once the service closes it, beside a polite client (GET /v1/pets, 20 a
+     second, on one kept-alive connection); MiB sent per upload before the service closed it
+     (the 16 KiB limit plus what the sockets buffer);   target: under 16 MiB, polite p99 under
+     50 ms and no failure
 
 Options:
   --batch N          Requests per body kind for the CPU figure (default 200).
@@ -68,6 +76,7 @@ Options:
                      Loopback addresses they come from (default 150).
   --redis-url URL    The Redis of part 5 (default: TEST_REDIS_URL; unset: part 5 is skipped).
   --stall-seconds S  How long Redis passes nothing (default 8).
+  --uploaders N      Uploaders of part 6 (default 8).
   -h, --help         Show this help.
 `;
 
@@ -76,13 +85,6 @@ interface RunKeys {
   wide: string;
   polite: string;
   attacker: string;
-}
-
-/** Resident memory of the service (MiB): idle, after the flood of addresses, and ten seconds later. */
-interface MemoryFigures {
-  idle: number;
-  after: number;
-  settled: number;
 }
 
 const log = (text: string) => process.stderr.write(`${text}\n`);
@@ -95,6 +97,7 @@ interface Options {
   connectionAddresses: number;
   redisUrl: string;
   stallSeconds: number;
+  uploaders: number;
 }
 
 function readOptions(): Options {
@@ -106,6 +109,7 @@ function readOptions(): Options {
     'connection-addresses': { type: 'string', default: '150' },
     'redis-url': { type: 'string', default: process.env.TEST_REDIS_URL ?? '' },
     'stall-seconds': { type: 'string', default: '8' },
+    uploaders: { type: 'string', default: '8' },
   });
   if (!hasWrk()) failUsage(HELP, 'wrk is not installed (apt-get install wrk): it drives the distinct addresses');
   return {
@@ -116,6 +120,7 @@ function readOptions(): Options {
     connectionAddresses: wholeNumberOption(HELP, 'connection-addresses', values['connection-addresses'], 1),
     redisUrl: values['redis-url'],
     stallSeconds: wholeNumberOption(HELP, 'stall-seconds', values['stall-seconds'], 1),
+    uploaders: wholeNumberOption(HELP, 'uploaders', values.uploaders, 1),
   };
 }
 
@@ -153,21 +158,6 @@ function startService(databasePath: string, env: Record<string, string> = {}, na
   });
 }
 
-/** Memory before and after requests from `addresses` distinct client addresses. */
-async function measureMemory(
-  server: ServerProcess,
-  addresses: number,
-  dir: string,
-): Promise<{ memory: MemoryFigures; flood: FloodFigures }> {
-  const idle = server.rssMiB();
-  log(`3/5 ${addresses.toLocaleString('en-US')} distinct client addresses through X-Forwarded-For (wrk)`);
-  const flood = await floodAddresses(server, addresses, dir);
-  const after = server.rssMiB();
-  // V8 keeps the heap it grew under load for a while: the figure after ten idle seconds too.
-  await new Promise((resolve) => setTimeout(resolve, 10_000));
-  return { memory: { idle, after, settled: server.rssMiB() }, flood };
-}
-
 /** What `npm run adversarial` measured. */
 interface Figures {
   cpuRows: CpuRow[];
@@ -177,10 +167,11 @@ interface Figures {
   flood: FloodFigures;
   connections: ConnectionFloodFigures;
   stall: RedisStallFigures | null;
+  bodies: BodyFloodFigures;
 }
 
 /** What `npm run adversarial` prints. */
-function report({ cpuRows, latency, seconds, memory, flood, connections, stall }: Figures): string {
+function report({ cpuRows, latency, seconds, memory, flood, connections, stall, bodies }: Figures): string {
   const worstCpu = Math.max(...cpuRows.map((r) => r.cpuMsPerRequest));
   const { latencies, attackerStatuses } = latency;
   const p99 = percentile(latencies, 99);
@@ -204,6 +195,8 @@ function report({ cpuRows, latency, seconds, memory, flood, connections, stall }
     ...connectionLines(connections),
     '',
     ...stallLines(stall),
+    '',
+    ...bodyFloodLines(bodies),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -219,18 +212,21 @@ async function main(): Promise<void> {
     const databasePath = join(dir, 'store.db');
     const keys = await issueKeys(databasePath);
     server = await startService(databasePath);
-    log(`1/5 CPU time per request: ${batch} requests per body kind`);
+    log(`1/6 CPU time per request: ${batch} requests per body kind`);
     const cpuRows = await measureCpu(server, keys.wide, batch);
-    log(`2/5 latency of a polite client for ${seconds} s while a Free key sends hostile bodies`);
+    log(`2/6 latency of a polite client for ${seconds} s while a Free key sends hostile bodies`);
     const latency = await measureLatency(server, keys, seconds);
+    log(`3/6 ${addresses.toLocaleString('en-US')} distinct client addresses through X-Forwarded-For (wrk)`);
     const { memory, flood } = await measureMemory(server, addresses, dir);
     log(
-      `4/5 ${options.connections} idle connections from ${options.connectionAddresses} loopback addresses, and a polite client for ${seconds} s`,
+      `4/6 ${options.connections} idle connections from ${options.connectionAddresses} loopback addresses, and a polite client for ${seconds} s`,
     );
     const connections = await floodConnections(server, keys.polite, { ...options, addresses: options.connectionAddresses });
-    log(options.redisUrl ? `5/5 two instances on Redis, which stalls for ${options.stallSeconds} s` : '5/5 skipped: no Redis');
+    log(options.redisUrl ? `5/6 two instances on Redis, which stalls for ${options.stallSeconds} s` : '5/6 skipped: no Redis');
     const stall = await redisStall(options.redisUrl, options.stallSeconds, (name, env) => startService(join(dir, `${name}.db`), env, name));
-    process.stdout.write(report({ cpuRows, latency, seconds, memory, flood, connections, stall }));
+    log(`6/6 ${options.uploaders} uploaders of endless chunked bodies, and a polite client for ${seconds} s`);
+    const bodies = await floodBodies(server, { uploadKey: keys.wide, politeKey: keys.polite }, { uploaders: options.uploaders, seconds });
+    process.stdout.write(report({ cpuRows, latency, seconds, memory, flood, connections, stall, bodies }));
   } finally {
     await server?.stop();
     closeConnections();

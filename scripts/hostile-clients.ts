@@ -149,7 +149,7 @@ export interface FloodFigures {
 }
 
 /** Sends requests from `addresses` distinct client addresses (X-Forwarded-For) with wrk; its script goes in `dir`. */
-export async function floodAddresses(server: ServerProcess, addresses: number, dir: string): Promise<FloodFigures> {
+async function floodAddresses(server: ServerProcess, addresses: number, dir: string): Promise<FloodFigures> {
   const scriptPath = join(dir, 'addresses.lua');
   writeFileSync(scriptPath, addressFloodScript(addresses, 2));
   const started = performance.now();
@@ -170,4 +170,25 @@ export async function floodAddresses(server: ServerProcess, addresses: number, d
     wrk.on('close', () => (/requests in/.test(stdout) ? resolve(stdout) : reject(new Error(`wrk failed:\n${stderr || stdout}`))));
   });
   return { sent: Number(/(\d+) requests in/.exec(summary)?.[1] ?? Number.NaN), seconds: (performance.now() - started) / 1000 };
+}
+
+/** Resident memory of the service (MiB): idle, after the flood of addresses, and ten seconds later. */
+export interface MemoryFigures {
+  idle: number;
+  after: number;
+  settled: number;
+}
+
+/** Memory before and after requests from `addresses` distinct client addresses. */
+export async function measureMemory(
+  server: ServerProcess,
+  addresses: number,
+  dir: string,
+): Promise<{ memory: MemoryFigures; flood: FloodFigures }> {
+  const idle = server.rssMiB();
+  const flood = await floodAddresses(server, addresses, dir);
+  const after = server.rssMiB();
+  // V8 keeps the heap it grew under load for a while: the figure after ten idle seconds too.
+  await new Promise((resolve) => setTimeout(resolve, 10_000));
+  return { memory: { idle, after, settled: server.rssMiB() }, flood };
 }

@@ -110,25 +110,33 @@ function strictJsonProblems(text: string): StrictJsonProblem[] {
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+/** A JSON body refused before its schema is checked, and why. */
+export interface StrictJsonRefusal {
+  message: string;
+  details: StrictJsonProblem[];
+}
+
 /**
- * Why the bytes of an application/json body are refused before its schema is checked, or null
- * when they are not: empty, not UTF-8, not JSON, or JSON that JSON.parse would take with a
- * silent change ({@link strictJsonProblems}; at most 10 of them). The service and the mock refuse
- * the same bodies with it.
+ * The value of the bytes of an application/json body, or why they are refused before its schema
+ * is checked: empty, not UTF-8, not JSON, or JSON that JSON.parse would take with a silent change
+ * ({@link strictJsonProblems}; at most 10 of them). The service and the mock refuse the same
+ * bodies with it.
  */
-export function strictJsonRefusal(bytes: Uint8Array): { message: string; details: StrictJsonProblem[] } | null {
-  if (bytes.length === 0) return { message: 'The request body is missing.', details: [{ field: 'body', message: 'is required' }] };
+export function parseStrictJson(bytes: Uint8Array): { value: unknown } | { refusal: StrictJsonRefusal } {
+  if (bytes.length === 0)
+    return { refusal: { message: 'The request body is missing.', details: [{ field: 'body', message: 'is required' }] } };
   let text: string;
   try {
     text = UTF8.decode(bytes);
   } catch {
-    return { message: 'The request body is not valid UTF-8.', details: [{ field: 'body', message: 'is not valid UTF-8' }] };
+    return { refusal: { message: 'The request body is not valid UTF-8.', details: [{ field: 'body', message: 'is not valid UTF-8' }] } };
   }
+  let value: unknown;
   try {
-    JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
-    return { message: 'The request body is not valid JSON.', details: [{ field: 'body', message: 'is not valid JSON' }] };
+    return { refusal: { message: 'The request body is not valid JSON.', details: [{ field: 'body', message: 'is not valid JSON' }] } };
   }
   const problems = strictJsonProblems(text);
-  return problems.length > 0 ? { message: 'The request is invalid; see details.', details: problems.slice(0, 10) } : null;
+  return problems.length > 0 ? { refusal: { message: 'The request is invalid; see details.', details: problems.slice(0, 10) } } : { value };
 }

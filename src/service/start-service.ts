@@ -3,7 +3,7 @@ import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { SETTINGS } from './config/settings.js';
-import { anonymousRateLimitHeaders, createApp, type AppDependencies } from './http/app.js';
+import { anonymousRateLimitHeaders, BODY_LIMIT_BYTES, createApp, type AppDependencies } from './http/app.js';
 import { createHttpServer, type ConnectionLimits, type HttpTimeouts } from './http/http-server.js';
 
 /** What {@link startService} needs: the app's dependencies and where to listen. */
@@ -74,6 +74,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     rateLimitHeadersFor: anonymousRateLimitHeaders(dependencies),
     corsOrigins: dependencies.corsOrigins,
     logger: dependencies.logger,
+    bodyLimitBytes: BODY_LIMIT_BYTES,
   });
   server.listen(port, host);
   await once(server, 'listening');

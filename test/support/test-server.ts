@@ -108,6 +108,7 @@ export async function startTestServer(options: TestServerOptions = {}) {
   return {
     baseUrl,
     origin: `http://127.0.0.1:${port}`,
+    port,
     databasePath,
     store,
     /** The FakeClock the app runs on (not moving the app's time when options.clock was given). */

@@ -32,7 +32,7 @@ import { validate } from './middleware/validate.js';
 import { warnOfStubs } from './not-implemented.js';
 
 /** Largest request body accepted, in bytes (the contract's PayloadTooLarge says 16 KiB). */
-const BODY_LIMIT_BYTES = 16 * 1024;
+export const BODY_LIMIT_BYTES = 16 * 1024;
 
 /** Everything the app needs, injected; createApp reads no environment and opens nothing. */
 export interface AppDependencies {
@@ -129,7 +129,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(checkKey, limit, requireKey);
   for (const [path, allowed] of methodsByPath) app.all(expressRoute(basePath, path), methodNotAllowed(allowed));
   app.use(noRoute);
-  app.use(errorHandler(BODY_LIMIT_BYTES, metrics));
+  app.use(errorHandler(metrics));
   return app;
 }
 

@@ -39,6 +39,8 @@ export interface HttpServerOptions {
   corsOrigins?: readonly string[];
   /** Logs one line per refused request. */
   logger?: Logger;
+  /** The largest request body the app reads, in bytes (see closeUnreadBody). */
+  bodyLimitBytes: number;
 }
 
 const REASON: Record<number, string> = { 400: 'Bad Request', 431: 'Request Header Fields Too Large' };
@@ -73,7 +75,10 @@ export function createHttpServer(app: Express, options: HttpServerOptions): Serv
   // The last response of each connection, for refusals that must wait for it (see refuser). Keyed
   // weakly by the socket: at most one response per open connection, gone with the connection.
   const responding = new WeakMap<Socket, ServerResponse>();
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => responding.set(req.socket, res));
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    responding.set(req.socket, res);
+    closeUnreadBody(req, res, options.bodyLimitBytes);
+  });
   // An Expect other than 100-continue: Node alone would answer a bare 417 (no Error body, no
   // X-Request-Id, no rate-limit headers). RFC 9110 (10.1.1) lets a server answer 417 or not; the
   // request is handled as if the expectation were absent, so it gets the answer it asked for.
@@ -84,6 +89,35 @@ export function createHttpServer(app: Express, options: HttpServerOptions): Serv
   server.on('clientError', refuseUnparsed(refuser(options, responding)));
   capConnections(server, options.connections);
   return server;
+}
+
+/** How long a connection whose request body was not read to its end stays open after its answer (see closeUnreadBody). */
+const LINGER_MS = 2000;
+
+/**
+ * For a request whose body is chunked (of any size) or declared larger than the app reads:
+ * once the answer is sent, if the body has not all arrived, its connection is closed instead of
+ * reading on. Node would read to its end whatever part of a body the app did not read, before it
+ * reuses the connection: cheap for a body within the limit, unbounded for these. Whatever
+ * answered (a 413 once the limit was passed, or a 401, 404, 405, 415 or 429 given before the
+ * body was read), the unread rest stays unread: the connection stops reading (the client's
+ * sending stalls), sends its end after the answer, and is destroyed LINGER_MS later, or when the
+ * client closes it first. Destroying it at once would reset a connection with unread data, and
+ * a client still sending would lose the answer with the reset.
+ */
+function closeUnreadBody(req: IncomingMessage, res: ServerResponse, bodyLimitBytes: number): void {
+  const { headers } = req;
+  if (headers['transfer-encoding'] === undefined && !(Number(headers['content-length'] ?? 0) > bodyLimitBytes)) return;
+  // Node reads on (discards) a body nobody started to read; one read from it makes it the
+  // app's, which Node then leaves unread past what the stream buffers.
+  req.read(0);
+  res.once('finish', () => {
+    if (req.complete) return;
+    const { socket } = req;
+    socket.end();
+    const linger = setTimeout(() => socket.destroy(), LINGER_MS);
+    socket.once('close', () => clearTimeout(linger));
+  });
 }
 
 /** Beyond this share of maxConnections, the connections left go to addresses holding fewer than others. */

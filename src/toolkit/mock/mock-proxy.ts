@@ -1,5 +1,5 @@
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import { strictJsonRefusal, type StrictJsonProblem } from '../../contract/strict-json.js';
+import { parseStrictJson, type StrictJsonProblem } from '../../contract/strict-json.js';
 import { parameterProblems } from '../../contract/strict-parameters.js';
 import { dressHeaders, preferFitting, preferParts, type ResponseHeaders } from './mock-answers.js';
 import type { MockContract, MockOperation } from './mock-contract.js';
@@ -77,8 +77,8 @@ export class MockProxy {
     query: Record<string, string | string[]>,
   ): ErrorBody | null {
     if (op.info.hasRequestBody && body.length > 0 && /^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
-      const refusal = strictJsonRefusal(body);
-      if (refusal) return invalidRequest(refusal.details, refusal.message);
+      const parsed = parseStrictJson(body);
+      if ('refusal' in parsed) return invalidRequest(parsed.refusal.details, parsed.refusal.message);
     }
     const pathParams: Record<string, string> = {};
     try {

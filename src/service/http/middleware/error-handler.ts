@@ -83,7 +83,7 @@ function toApiError(error: unknown, req: Request): ApiError | null {
  * Anything unexpected (including a response that broke the contract) is logged in full and
  * answered with a 500 that reveals nothing.
  */
-export function errorHandler(bodyLimitBytes: number, metrics: ServiceMetrics = NO_METRICS): ErrorRequestHandler {
+export function errorHandler(metrics: ServiceMetrics = NO_METRICS): ErrorRequestHandler {
   return (error, req, res, next) => {
     if (res.headersSent) return next(error);
     if (error instanceof StoreUnavailableError) metrics.storeError();
@@ -96,13 +96,6 @@ export function errorHandler(bodyLimitBytes: number, metrics: ServiceMetrics = N
     else if (apiError instanceof NotImplementedError) log?.warn(apiError.hint);
     else if (apiError.status >= 500) log?.error({ err: error }, 'request failed');
     res.status(apiError.status).set(apiError.headers);
-    // Answered before the body was read: Node discards the rest of a body it has not read, which
-    // is cheap when its declared length is within the limit; a larger or chunked one could be
-    // any size, so the connection is closed instead of reading on.
-    if (!req.complete) {
-      const declared = Number(req.headers['content-length'] ?? 0);
-      if (req.headers['transfer-encoding'] !== undefined || !(declared <= bodyLimitBytes)) res.set('Connection', 'close');
-    }
     // Sent as text so the response validator, which wraps res.json, does not re-validate it.
     res.type('application/json').send(JSON.stringify(apiError.toBody()));
   };
