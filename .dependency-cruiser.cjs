@@ -66,6 +66,21 @@ module.exports = {
       to: { path: '^lint/' },
     },
     {
+      name: 'the-kit-reads-only-the-contract',
+      severity: 'error',
+      comment:
+        'contract-kit (packages/contract-kit) serves any contract: it imports nothing of the Animal Store, its generated files, its client or its commands.',
+      from: { path: '^packages/contract-kit/src/' },
+      to: { path: '^(src|generated|scripts|bench|lint|test|packages/client)/' },
+    },
+    {
+      name: 'the-kit-is-used-through-its-exports',
+      severity: 'error',
+      comment: 'The service and the commands import contract-kit as a project that installed it would: its index, never its files.',
+      from: { pathNot: '^packages/contract-kit/' },
+      to: { path: '^packages/contract-kit/src/', pathNot: '^packages/contract-kit/src/index[.]ts$' },
+    },
+    {
       name: 'domain-does-not-use-http',
       severity: 'error',
       comment: 'Stores, limits, keys and metrics know nothing of Express: the HTTP layer uses them.',

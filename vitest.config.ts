@@ -6,12 +6,15 @@ import { defineConfig } from 'vitest/config';
 // Prism, Chromium, a build, a pack) is named *.system.test.ts and belongs to `system`; every other
 // test belongs to `fast` and runs inside the test process (the app on port 0, the stores on real
 // SQLite, PostgreSQL and Redis). One alone: npm run test:fast, test:system (--project <name>).
-const SYSTEM_TESTS = 'test/**/*.system.test.ts';
+const SYSTEM_TESTS = '{test,packages/contract-kit/test}/**/*.system.test.ts';
 
 export default defineConfig({
   resolve: {
     // Tests run the client's sources; the pack test (test/client/package.system.test.ts) runs what is published.
-    alias: { '@animal-store/client': fileURLToPath(new URL('./packages/client/src/index.ts', import.meta.url)) },
+    alias: {
+      '@animal-store/client': fileURLToPath(new URL('./packages/client/src/index.ts', import.meta.url)),
+      'contract-kit': fileURLToPath(new URL('./packages/contract-kit/src/index.ts', import.meta.url)),
+    },
   },
   test: {
     // PostgreSQL and Redis at their variables, else at the default local addresses if they answer.
@@ -20,7 +23,14 @@ export default defineConfig({
     hookTimeout: 60_000,
     projects: [
       // The designer loop takes minutes on a copy of the repository: npm run test:designer.
-      { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: [SYSTEM_TESTS, 'test/designer/**'] } },
+      {
+        extends: true,
+        test: {
+          name: 'fast',
+          include: ['test/**/*.test.ts', 'packages/contract-kit/test/**/*.test.ts'],
+          exclude: [SYSTEM_TESTS, 'test/designer/**'],
+        },
+      },
       { extends: true, test: { name: 'system', include: [SYSTEM_TESTS] } },
     ],
     // v8 coverage of the test process, one project at a time: npm run coverage:fast, coverage:system,
@@ -28,7 +38,7 @@ export default defineConfig({
     // process the tests start (the service, a command, Prism) is not counted.
     coverage: {
       provider: 'v8',
-      include: ['src/**/*.ts', 'packages/client/src/**/*.ts', 'lint/**/*.js'],
+      include: ['src/**/*.ts', 'packages/client/src/**/*.ts', 'packages/contract-kit/src/**/*.ts', 'lint/**/*.js'],
       exclude: [
         // Generated types: no code of ours to run.
         'packages/client/src/generated/**',

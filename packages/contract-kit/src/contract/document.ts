@@ -1,0 +1,65 @@
+/** The parts of an OpenAPI 3.0 or 3.1 document the kit reads; everything else is kept as it is. */
+export interface OpenApiDocument {
+  openapi: string;
+  info: { title: string; version: string; [key: string]: unknown };
+  servers?: ServerObject[];
+  paths?: Record<string, PathItem>;
+  webhooks?: Record<string, PathItem>;
+  components?: Record<string, Record<string, unknown> | undefined>;
+  security?: SecurityRequirement[];
+  [key: string]: unknown;
+}
+
+/** A server of the contract: its URL may hold `{variables}`, each with a default. */
+export interface ServerObject {
+  url: string;
+  description?: string;
+  variables?: Record<string, { default: string; enum?: string[]; description?: string }>;
+}
+
+/** A path item: its operations by method, and the parameters they share. */
+type PathItem = Record<string, unknown> & { parameters?: unknown[]; $ref?: string };
+
+/** Scheme names, each with the scopes it needs (OAuth 2 and OpenID Connect; other schemes list none). */
+export type SecurityRequirement = Record<string, string[]>;
+
+/** A contract the kit cannot serve, with the place in it that says why. */
+export class ContractError extends Error {
+  constructor(
+    /** The contract's file, and the JSON pointer or the words that locate the problem in it. */
+    readonly location: string,
+    problem: string,
+    options?: ErrorOptions,
+  ) {
+    super(`${location}: ${problem}`, options);
+    this.name = 'ContractError';
+  }
+}
+
+/** `~1` and `~0` of a JSON pointer token, undone (RFC 6901). */
+export const unescapePointer = (token: string) => token.replace(/~1/g, '/').replace(/~0/g, '~');
+/** A name escaped as a JSON pointer token (RFC 6901). */
+export const escapePointer = (token: string) => token.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * Follows local `$ref`s (`#/components/...`) to the object they name; other values are returned
+ * as they are. A contract read with {@link loadContract} has only local ones.
+ * @throws ContractError for a `$ref` that points at nothing or goes round in a circle
+ */
+export function resolveRef<T = unknown>(doc: OpenApiDocument, value: unknown, where = '#'): T {
+  let current = value;
+  const seen = new Set<string>();
+  while (current && typeof current === 'object' && '$ref' in current) {
+    const ref = current.$ref;
+    if (typeof ref !== 'string' || !ref.startsWith('#/')) throw new ContractError(where, `cannot resolve the $ref ${String(ref)}`);
+    if (seen.has(ref)) throw new ContractError(where, `the $ref ${ref} goes round in a circle`);
+    seen.add(ref);
+    current = ref
+      .slice(2)
+      .split('/')
+      .map(unescapePointer)
+      .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], doc);
+    if (current === undefined) throw new ContractError(where, `the $ref ${ref} points at nothing`);
+  }
+  return current as T;
+}

@@ -1,0 +1,77 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { parse } from 'yaml';
+import { ContractError, type OpenApiDocument } from './document.js';
+
+/** Whether any `$ref` in `node` points outside the document (another file, a URL). */
+function hasExternalRefs(node: unknown): boolean {
+  if (Array.isArray(node)) return node.some(hasExternalRefs);
+  if (!node || typeof node !== 'object') return false;
+  for (const [key, value] of Object.entries(node)) {
+    if (key === '$ref' && typeof value === 'string' && !value.startsWith('#')) return true;
+    if (hasExternalRefs(value)) return true;
+  }
+  return false;
+}
+
+/**
+ * Checks that a parsed document is an OpenAPI 3.0 or 3.1 contract.
+ * @throws ContractError naming `label` and what is wrong
+ */
+function asContract(value: unknown, label: string): OpenApiDocument {
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw new ContractError(label, 'is not an OpenAPI document (not a mapping)');
+  const doc = value as Partial<OpenApiDocument> & { swagger?: unknown };
+  if (doc.swagger !== undefined)
+    throw new ContractError(label, `is Swagger ${JSON.stringify(doc.swagger)}; convert it to OpenAPI 3.0 or 3.1 first`);
+  if (typeof doc.openapi !== 'string' || !/^3\.[01]\.\d+/.test(doc.openapi)) {
+    throw new ContractError(label, `has openapi: ${JSON.stringify(doc.openapi)}; OpenAPI 3.0.x and 3.1.x are supported`);
+  }
+  if (!doc.info || typeof doc.info.title !== 'string' || typeof doc.info.version !== 'string') {
+    throw new ContractError(label, 'has no info with a title and a version');
+  }
+  if (doc.paths !== undefined && (typeof doc.paths !== 'object' || doc.paths === null))
+    throw new ContractError(`${label}#/paths`, 'is not a mapping');
+  return doc as OpenApiDocument;
+}
+
+/**
+ * Parses the text of a contract (YAML or JSON) that has only local `$ref`s.
+ * @throws ContractError naming `label` (and the line, for YAML that does not parse)
+ */
+export function parseContract(text: string, label: string): OpenApiDocument {
+  let value: unknown;
+  try {
+    value = parse(text, { maxAliasCount: 1000 });
+  } catch (cause) {
+    throw new ContractError(label, `is not valid YAML or JSON: ${(cause as Error).message}`, { cause });
+  }
+  return asContract(value, label);
+}
+
+/**
+ * Reads a contract from a file, YAML or JSON. One that refers to other files (`$ref:
+ * ./schemas/pet.yaml`) is bundled into one document with Redocly's bundler, its external parts
+ * moved into `components`; one with only local `$ref`s is returned as it is parsed.
+ * @throws ContractError naming the file and what is wrong: unreadable, not a contract, a `$ref`
+ * that cannot be resolved
+ */
+export async function loadContract(path: string): Promise<OpenApiDocument> {
+  const file = resolve(path);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (cause) {
+    throw new ContractError(path, `cannot be read: ${(cause as Error).message}`, { cause });
+  }
+  const doc = parseContract(text, path);
+  if (!hasExternalRefs(doc)) return doc;
+  const { bundle, createConfig } = await import('@redocly/openapi-core');
+  const bundled = await bundle({ ref: file, config: await createConfig({}), dereference: false });
+  const unresolved = bundled.problems.find((p) => p.severity === 'error');
+  if (unresolved) {
+    const where = unresolved.location[0]?.pointer ?? '';
+    throw new ContractError(`${path}${where}`, unresolved.message);
+  }
+  return asContract(bundled.bundle.parsed, path);
+}

@@ -1,0 +1,33 @@
+/**
+ * contract-kit: serve any OpenAPI 3.0 or 3.1 contract with Express 5, following what the
+ * contract says (its operations, security, media types, errors, servers, deprecations), every
+ * request and response checked by express-openapi-validator.
+ */
+export { ContractError, resolveRef, type OpenApiDocument, type SecurityRequirement, type ServerObject } from './contract/document.js';
+export { loadContract, parseContract } from './contract/load-contract.js';
+export {
+  listOperations,
+  HTTP_METHODS,
+  type HttpMethod,
+  type MediaTypeObject,
+  type Operation,
+  type Parameter,
+} from './contract/operations.js';
+export { operationNames } from './contract/names.js';
+export { basePathsOf, serverPath, serverUrl } from './contract/servers.js';
+export { contractServer, unmatchedOf, type ContractServer, type ContractServerOptions, type Unmatched } from './server/contract-server.js';
+export type { Steps } from './server/steps.js';
+export { deprecationHeaders } from './server/deprecation.js';
+export type { AnyHandler, HandlerInput, HandlerResult, KitContext } from './server/handlers.js';
+export type { UploadedFile } from './server/bodies.js';
+export {
+  HttpProblem,
+  problemDetails,
+  type KitProblemCode,
+  type ProblemDetail,
+  type ProblemFormatter,
+  type ProblemResponse,
+} from './server/problems.js';
+export { authenticationOf, operationOf } from './server/request-state.js';
+export type { Authentication, Credentials, Verified, Verifier } from './server/security.js';
+export { closeUnreadBody } from './server/close-unread-body.js';

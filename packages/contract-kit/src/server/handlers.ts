@@ -1,0 +1,114 @@
+import type { Request, Response } from 'express';
+import { parse as parseCookies } from 'cookie';
+import type { Operation, Parameter } from '../contract/operations.js';
+import { essenceOf, kindOf } from './media-types.js';
+import { HttpProblem, type KitProblemCode } from './problems.js';
+import type { RequestState } from './request-state.js';
+
+/** The validated request as a handler gets it: parameters by the contract's names, typed as their schemas say. */
+export interface HandlerInput {
+  path: Record<string, unknown>;
+  query: Record<string, unknown>;
+  headers: Record<string, unknown>;
+  cookies: Record<string, unknown>;
+  /** JSON: the value; a form: its fields; multipart: its fields and files (UploadedFile); XML and text: the text; other media types: the bytes. */
+  body: unknown;
+  /** The media type the body came in (`application/json`), or undefined without a body. */
+  contentType: string | undefined;
+}
+
+/** What a handler answers: a status its operation declares, with that status's headers and body. */
+export interface HandlerResult {
+  status: number | `${number}`;
+  headers?: Record<string, string | number | readonly string[] | undefined>;
+  /** The media type of `body`, when the status declares more than one (the first declared otherwise). */
+  contentType?: string;
+  /** JSON media types: a value sent as JSON; text and XML: a string; other media types: bytes or a string. None for a status without content. */
+  body?: unknown;
+}
+
+/** What a handler gets besides its input: the operation, who called, and what the application adds. */
+export interface KitContext<Caller = unknown> {
+  operation: Operation;
+  /** The caller the operation's security found (undefined for a public operation). */
+  caller: Caller | undefined;
+  /** The caller found by each scheme of the alternative that held. */
+  callers: Record<string, Caller>;
+  /** The OAuth 2 scopes the credentials granted. */
+  scopes: readonly string[];
+  request: Request;
+  response: Response;
+}
+
+/** A handler as the kit calls it; typed per operation by the generated handler types. */
+export type AnyHandler<Context = unknown> = (input: HandlerInput, context: KitContext & Context) => Promise<HandlerResult> | HandlerResult;
+
+/** A parameter's text as its schema types it (the validator has checked it fits). */
+function typed(value: unknown, parameter: Parameter): unknown {
+  if (Array.isArray(value)) return value.map((v) => typed(v, { ...parameter, type: undefined }));
+  if (typeof value !== 'string') return value;
+  switch (parameter.type) {
+    case 'integer':
+    case 'number':
+      return Number(value);
+    case 'boolean':
+      return value === 'true';
+    case 'array':
+      return [value];
+    default:
+      return value;
+  }
+}
+
+/** The handler's input: each declared parameter typed, the body as read (with a multipart body's files). */
+export function inputOf(req: Request, state: RequestState): HandlerInput {
+  const input: HandlerInput = { path: {}, query: {}, headers: {}, cookies: {}, body: undefined, contentType: undefined };
+  const query = req.query as Record<string, unknown>;
+  let cookies: Record<string, string | undefined> | undefined;
+  for (const p of state.operation.parameters) {
+    let value: unknown;
+    if (p.in === 'path') value = state.params[p.name];
+    else if (p.in === 'query') value = query[p.name];
+    else if (p.in === 'header') value = req.headers[p.name.toLowerCase()];
+    else value = (cookies ??= parseCookies(req.headers.cookie ?? ''))[p.name];
+    if (value !== undefined) input[p.in === 'cookie' ? 'cookies' : p.in === 'header' ? 'headers' : p.in][p.name] = typed(value, p);
+  }
+  if (state.operation.requestBody && req.body !== undefined) {
+    input.contentType = essenceOf(req.headers['content-type']);
+    input.body = Object.keys(state.files).length > 0 ? { ...(req.body as object), ...state.files } : req.body;
+  }
+  return input;
+}
+
+/** The media types an operation declares for a status: the status, else its range (`4XX`), else `default`. */
+export function declaredContent(op: Operation, status: number): string[] {
+  const response = op.responses[String(status)] ?? op.responses[`${String(status)[0]}XX`] ?? op.responses.default;
+  return Object.keys(response?.content ?? {});
+}
+
+/**
+ * Sends what a handler answered: its headers; no body for a status without content; JSON media
+ * types as JSON (the validator checks them against the contract); text and XML as text; other
+ * media types as bytes. The media type is the one the handler names, else the first its status
+ * declares.
+ */
+export function send(res: Response, op: Operation, result: HandlerResult): void {
+  const status = Number(result.status);
+  for (const [name, value] of Object.entries(result.headers ?? {})) {
+    if (value !== undefined) res.setHeader(name, typeof value === 'number' ? String(value) : value);
+  }
+  res.status(status);
+  if (result.body === undefined) return void res.end();
+  const contentType = result.contentType ?? declaredContent(op, status)[0] ?? 'application/json';
+  const essence = essenceOf(contentType) ?? contentType;
+  if (kindOf(essence) === 'json') {
+    res.type(contentType);
+    return void res.json(result.body);
+  }
+  res.type(contentType);
+  res.send(typeof result.body === 'string' ? result.body : Buffer.from(result.body as Uint8Array));
+}
+
+/** The 501 of an operation without a handler. */
+export const notImplemented = (op: Operation) =>
+  new HttpProblem<KitProblemCode>(501, 'not_implemented', `${op.method.toUpperCase()} ${op.path} (${op.name}) is not implemented yet.`);

@@ -1,0 +1,94 @@
+import { STATUS_CODES } from 'node:http';
+
+/** One thing wrong with a request: where (`body.name`, `query.limit`, `path.id`, `header.X-Id`, `body`) and what. */
+export interface ProblemDetail {
+  field: string;
+  message: string;
+}
+
+/** The problems the kit itself answers, by a code an error body can carry. */
+export type KitProblemCode =
+  | 'invalid_request'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'gone'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'internal_error'
+  | 'not_implemented';
+
+/**
+ * An error answered with a status and the contract's error body (see ProblemFormatter): what
+ * the kit refuses, and what an application's steps and handlers throw to refuse a request.
+ */
+export class HttpProblem<Code extends string = string> extends Error {
+  constructor(
+    readonly status: number,
+    /** A machine-readable code (the kit's are KitProblemCode). */
+    readonly code: Code,
+    /** What happened, for a person (RFC 9457's `detail`). */
+    message: string,
+    /** Each thing wrong with the request, for a 400. */
+    readonly details: ProblemDetail[] = [],
+    /** Headers the answer must carry (WWW-Authenticate, Allow, Retry-After). */
+    readonly headers: Record<string, string> = {},
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** What an error answer is: its media type and its body (a value sent as JSON, or text). */
+export interface ProblemResponse {
+  contentType: string;
+  body: unknown;
+}
+
+/**
+ * Builds the error body of an answer: the contract's error shape. `contentType` is the media
+ * type the operation declares for that status (or `4XX`/`5XX`, or `default`), when it declares
+ * one; else `application/problem+json`.
+ */
+export type ProblemFormatter = (problem: HttpProblem, context: { contentType: string; instance: string }) => ProblemResponse;
+
+/** A JSON pointer into the body for a field the kit names `body.a.b`: `/a/b`. */
+const pointerOf = (field: string) =>
+  `/${field
+    .split('.')
+    .slice(1)
+    .map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1'))
+    .join('/')}`;
+
+/**
+ * RFC 9457 problem details: `type` (about:blank, its title the status's reason), `title`,
+ * `status`, `detail`, `instance` (the request's path), `code`, and for a 400 the `errors`
+ * extension: each with its `detail` and, in the body, its `pointer`, or the `parameter` it names.
+ * @see https://www.rfc-editor.org/rfc/rfc9457
+ */
+export const problemDetails: ProblemFormatter = (problem, { contentType, instance }) => ({
+  contentType: contentType.endsWith('json') ? contentType : 'application/problem+json',
+  body: {
+    type: 'about:blank',
+    title: STATUS_CODES[problem.status] ?? 'Error',
+    status: problem.status,
+    detail: problem.message,
+    instance,
+    code: problem.code,
+    ...(problem.details.length > 0
+      ? {
+          errors: problem.details.map((d) =>
+            d.field === 'body' || d.field.startsWith('body.')
+              ? { detail: d.message, pointer: d.field === 'body' ? '' : pointerOf(d.field) }
+              : { detail: d.message, parameter: d.field },
+          ),
+        }
+      : {}),
+  },
+});
+
+/** 400 with each thing wrong. */
+export const invalidRequest = (details: ProblemDetail[], message = 'The request is invalid; see the details.') =>
+  new HttpProblem<KitProblemCode>(400, 'invalid_request', message, details);

@@ -1,0 +1,178 @@
+import type { RequestHandler } from 'express';
+import type { OpenApiDocument } from '../contract/document.js';
+import type { Operation } from '../contract/operations.js';
+import { readParsedBody, type BodyLimits } from './bodies.js';
+import { deprecationHeaders } from './deprecation.js';
+import { inputOf, notImplemented, send, type AnyHandler } from './handlers.js';
+import { charsetOf, essenceOf, kindOf, matchMediaType, type BodyKind } from './media-types.js';
+import { HttpProblem, invalidRequest, type KitProblemCode } from './problems.js';
+import { stateOf, type RequestState } from './request-state.js';
+import { authenticate, type SecurityPlan } from './security.js';
+import { parameterProblems } from './strict-parameters.js';
+import { operationValidator, pathParameterNames, validatorDocument, validatorUrl } from './validation.js';
+
+/**
+ * The steps the kit runs for an operation, each an Express middleware. An application puts them
+ * in the order it wants, with its own steps between them (see ContractServerOptions.pipeline).
+ */
+export interface Steps {
+  /** Deprecation, Sunset and Link on every answer of a deprecated operation (first, so that a 401 carries them). */
+  deprecation: RequestHandler;
+  /** Finds the caller by the operation's security (authenticationOf), refusing nothing yet. */
+  authenticate: RequestHandler;
+  /** Refuses (401, 403, or what a verifier threw) a request whose credentials did not hold. */
+  authorize: RequestHandler;
+  /** 410 for an operation past its `x-sunset`. */
+  sunset: RequestHandler;
+  /** 400 for a query parameter given twice, or an integer parameter not in decimal digits. */
+  parameters: RequestHandler;
+  /** Reads the body as its media type says (413, 415, 400 for what cannot be read). */
+  body: RequestHandler;
+  /** express-openapi-validator on the operation: parameters, headers, body, and the JSON answers. */
+  validate: RequestHandler;
+  /** Calls the operation's handler (501 without one) and sends what it answers. */
+  handler: RequestHandler;
+}
+
+/** What the steps of every operation share. */
+export interface StepOptions {
+  doc: OpenApiDocument;
+  limits: BodyLimits;
+  validateResponses: boolean;
+  now: () => number;
+  context: ((req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1]) => object) | undefined;
+}
+
+const state = (req: Parameters<RequestHandler>[0]): RequestState => stateOf(req)!;
+
+/** Runs Express middleware one after another, as a router would; an error (thrown, rejected, or passed on) skips the rest. */
+export function chain(handlers: readonly RequestHandler[]): RequestHandler {
+  return (req, res, done) => {
+    let i = 0;
+    const next = (error?: unknown): void => {
+      if (error !== undefined && error !== null) return done(error);
+      const handler = handlers[i++];
+      if (!handler) return done();
+      try {
+        const result = handler(req, res, next);
+        if (result instanceof Promise) result.catch(next);
+      } catch (thrown) {
+        next(thrown ?? new Error('a step threw nothing'));
+      }
+    };
+    next();
+  };
+}
+
+function bodyStep(op: Operation, limits: BodyLimits): RequestHandler {
+  const declared = Object.keys(op.requestBody?.content ?? {});
+  return async (req, _res, next) => {
+    const { headers } = req;
+    if (!op.requestBody) return next();
+    if (headers['transfer-encoding'] === undefined && !(Number(headers['content-length'] ?? 0) > 0)) {
+      if (op.requestBody.required) throw invalidRequest([{ field: 'body', message: 'is required' }], 'The request body is missing.');
+      return next();
+    }
+    if (Number(headers['content-length']) > limits.limitBytes) {
+      throw new HttpProblem<KitProblemCode>(413, 'payload_too_large', `The request body is larger than ${limits.limitBytes} bytes.`);
+    }
+    const essence = essenceOf(headers['content-type']);
+    const mediaType = essence && matchMediaType(declared, essence);
+    if (!essence || !mediaType) {
+      throw new HttpProblem<KitProblemCode>(
+        415,
+        'unsupported_media_type',
+        `The request body must be ${declared.join(' or ')}${essence ? `, not ${essence}` : ''}.`,
+      );
+    }
+    const kind = kindOf(essence);
+    const charset = charsetOf(headers['content-type']);
+    if (kind !== 'binary' && charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+      throw new HttpProblem<KitProblemCode>(415, 'unsupported_media_type', `The request body must be ${essence} in UTF-8, not ${charset}.`);
+    }
+    const parsed = await readParsedBody(req, kind, limits);
+    req.body = parsed.value;
+    state(req).files = parsed.files;
+    next();
+  };
+}
+
+/**
+ * express-openapi-validator for the operation, made on its first request (one per body kind it
+ * sees), shown the request's URL as validatorUrl while it runs.
+ */
+function validateStep(doc: OpenApiDocument, op: Operation, validateResponses: boolean): RequestHandler {
+  const names = pathParameterNames(op);
+  const byKind = new Map<BodyKind | 'none', RequestHandler>();
+  let document: OpenApiDocument | undefined;
+  return (req, res, next) => {
+    const essence = req.body === undefined ? undefined : essenceOf(req.headers['content-type']);
+    const kind = essence ? kindOf(essence) : 'none';
+    let validator = byKind.get(kind);
+    if (!validator) {
+      document ??= validatorDocument(doc, op);
+      validator = chain(operationValidator(document, kind, validateResponses));
+      byKind.set(kind, validator);
+    }
+    const url = req.url;
+    req.url = validatorUrl(names, state(req).params, url);
+    validator(req, res, (error?: unknown) => {
+      req.url = url;
+      next(error);
+    });
+  };
+}
+
+/** The steps of one operation. */
+export function stepsOf(op: Operation, plan: SecurityPlan, handler: AnyHandler | undefined, options: StepOptions): Steps {
+  const sunsetAt = op.sunset ? Date.parse(op.sunset) : Number.POSITIVE_INFINITY;
+  return {
+    deprecation: (req, res, next) => {
+      const headers = deprecationHeaders(op, state(req).basePath);
+      if (headers) res.set(headers);
+      next();
+    },
+    authenticate: async (req, _res, next) => {
+      state(req).authentication = await authenticate(plan, req);
+      next();
+    },
+    authorize: (req, _res, next) => {
+      const failure = state(req).authentication?.failure;
+      // What a verifier threw is thrown as it was: an HttpProblem, or the application's own error.
+      // eslint-disable-next-line @typescript-eslint/only-throw-error
+      if (failure !== undefined) throw failure;
+      next();
+    },
+    sunset: (_req, _res, next) => {
+      if (options.now() >= sunsetAt) {
+        throw new HttpProblem<KitProblemCode>(
+          410,
+          'gone',
+          `${op.method.toUpperCase()} ${op.path} was removed on ${new Date(sunsetAt).toUTCString()}.`,
+        );
+      }
+      next();
+    },
+    parameters: (req, _res, next) => {
+      const details = parameterProblems(op, req.query, state(req).params);
+      if (details.length > 0) throw invalidRequest(details);
+      next();
+    },
+    body: bodyStep(op, options.limits),
+    validate: validateStep(options.doc, op, options.validateResponses),
+    handler: async (req, res) => {
+      if (!handler) throw notImplemented(op);
+      const { authentication } = state(req);
+      const kit = {
+        operation: op,
+        caller: authentication?.caller,
+        callers: authentication?.callers ?? {},
+        scopes: authentication?.scopes ?? [],
+        request: req,
+        response: res,
+      };
+      const context = options.context ? Object.assign(options.context(req, res), kit) : kit;
+      send(res, op, await handler(inputOf(req, state(req)), context));
+    },
+  };
+}

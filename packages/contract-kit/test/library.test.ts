@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AnyHandler, HttpProblem, UploadedFile } from 'contract-kit';
+import { serve } from './serve.js';
+
+type Served = Awaited<ReturnType<typeof serve>>;
+let library: Served;
+const covers = new Map<string, Buffer>();
+
+const handlers: Record<string, AnyHandler> = {
+  listBooks: () => ({ status: 200, body: [{ title: 'Dune', copies: 2 }] }),
+  addBook: ({ body }, { caller, scopes }) => {
+    const { title, copies, tags } = body as { title: string; copies: number; tags?: string[] };
+    return { status: 201, body: { title: `${title} (by ${String(caller)}, ${scopes.join(' ')})`, copies, tags: tags ?? [] } };
+  },
+  putCover: ({ path, body }) => {
+    covers.set(path.isbn as string, body as Buffer);
+    return { status: 204 };
+  },
+  uploadScan: ({ body }) => {
+    const { page, file } = body as { page: number; file: UploadedFile };
+    return { status: 201, body: { page, bytes: file.data.length, filename: file.filename ?? '' } };
+  },
+};
+
+/** The contract's own error body: `{ error: { kind, text, fields } }`. */
+const errors = (problem: HttpProblem, { contentType }: { contentType: string }) => ({
+  contentType,
+  body: { error: { kind: problem.code, text: problem.message, fields: problem.details.map((d) => d.field) } },
+});
+
+beforeAll(async () => {
+  library = await serve('library-3.0.yaml', {
+    handlers,
+    errors,
+    security: {
+      headerKey: (credentials) => ('key' in credentials && credentials.key === 'k-1' ? { caller: 'desk' } : undefined),
+      queryKey: (credentials) => ('key' in credentials && credentials.key === 'k-2' ? { caller: 'kiosk' } : undefined),
+      oauth: (credentials) => {
+        if (!('token' in credentials)) return undefined;
+        if (credentials.token === 'writer') return { caller: 'librarian', scopes: ['books:read', 'books:write'] };
+        if (credentials.token === 'reader') return { caller: 'reader', scopes: ['books:read'] };
+        return undefined;
+      },
+    },
+  });
+});
+afterAll(() => library.close());
+
+describe('a 3.0 contract with apiKey, OAuth 2 scopes and an error body of its own', () => {
+  it('serves a public operation without credentials', async () => {
+    expect((await library.fetch('/library/books')).status).toBe(200);
+  });
+
+  it('takes an apiKey from its header or its query parameter', async () => {
+    const cover = Buffer.from([1, 2, 3, 255]);
+    const put = (path: string, headers: Record<string, string> = {}) =>
+      library.fetch(path, { method: 'PUT', headers: { 'Content-Type': 'application/octet-stream', ...headers }, body: cover });
+    expect((await put('/library/books/9780441013593/cover', { 'X-Library-Key': 'k-1' })).status).toBe(204);
+    expect((await put('/library/books/9780441013594/cover?key=k-2')).status).toBe(204);
+    expect(covers.get('9780441013594')).toEqual(cover);
+    const refused = await put('/library/books/9780441013595/cover', { 'X-Library-Key': 'wrong' });
+    expect(refused.status).toBe(401);
+    // No challenge for an apiKey: HTTP defines none.
+    expect(refused.headers.get('www-authenticate')).toBeNull();
+    expect(refused.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await refused.json()).toEqual({ error: { kind: 'unauthorized', text: 'Valid credentials are required.', fields: [] } });
+  });
+
+  it('checks OAuth 2 scopes: 403 without the one required, and gives the handler the caller and scopes', async () => {
+    const add = (token: string) =>
+      library.fetch('/library/books', {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: 'title=Emma&copies=3&tags=classic&tags=novel',
+      });
+    const added = await add('writer');
+    expect(added.status).toBe(201);
+    expect(await added.json()).toEqual({ title: 'Emma (by librarian, books:read books:write)', copies: 3, tags: ['classic', 'novel'] });
+    const forbidden = await add('reader');
+    expect(forbidden.status).toBe(403);
+    expect(await forbidden.json()).toMatchObject({ error: { kind: 'forbidden' } });
+    const unknown = await add('nobody');
+    expect(unknown.status).toBe(401);
+    expect(unknown.headers.get('www-authenticate')).toBe('Bearer realm="Library loans", scope="books:write"');
+  });
+
+  it('checks a form against its schema, its strings typed as the schema says', async () => {
+    const refused = await library.fetch('/library/books', {
+      method: 'POST',
+      headers: { Authorization: 'Bearer writer', 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'title=&copies=none',
+    });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { fields: string[] } }).error.fields.sort()).toEqual(['body.copies', 'body.title']);
+  });
+
+  it('reads a multipart form: its fields checked and typed, its file as bytes', async () => {
+    const form = new FormData();
+    form.set('page', '12');
+    form.set('file', new Blob([new Uint8Array([9, 8, 7])], { type: 'image/tiff' }), 'page-12.tiff');
+    const scanned = await library.fetch('/library/scans', { method: 'POST', headers: { 'X-Library-Key': 'k-1' }, body: form });
+    expect(scanned.status).toBe(201);
+    expect(await scanned.json()).toEqual({ page: 12, bytes: 3, filename: 'page-12.tiff' });
+    const noFile = new FormData();
+    noFile.set('page', 'x');
+    const refused = await library.fetch('/library/scans', { method: 'POST', headers: { 'X-Library-Key': 'k-1' }, body: noFile });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { fields: string[] } }).error.fields.sort()).toEqual(['body.file', 'body.page']);
+  });
+
+  it('does not route callbacks', async () => {
+    expect((await library.fetch('/library/%7B$request.query.callback%7D', { method: 'POST' })).status).toBe(404);
+  });
+
+  it('had no failure of its own', () => {
+    expect(library.errors).toEqual([]);
+  });
+});

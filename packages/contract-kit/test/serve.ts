@@ -1,0 +1,50 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import express from 'express';
+import { closeUnreadBody, contractServer, loadContract, type ContractServerOptions } from 'contract-kit';
+
+/** A fixture contract's path. */
+const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+
+/** An app serving a fixture contract with the kit, on a free loopback port, as the kit's README shows. */
+export async function serve(name: string, options: Omit<ContractServerOptions, 'contract'> & { bodyLimitBytes?: number }) {
+  const contract = await loadContract(fixture(name));
+  const warnings: string[] = [];
+  const errors: unknown[] = [];
+  const kit = contractServer({
+    contract,
+    label: name,
+    onWarning: (message) => warnings.push(message),
+    onError: (error, problem) => {
+      if (problem.status === 500) errors.push(error);
+    },
+    ...options,
+  });
+  const app = express();
+  app.use(kit.router);
+  app.use(kit.errorHandler);
+  const limit = options.bodyLimitBytes ?? 1024 * 1024;
+  const server: Server = createServer(app);
+  server.on('request', (req, res) => closeUnreadBody(req, res, limit));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    origin,
+    kit,
+    warnings,
+    /** Errors answered with a 500, for a test to show. */
+    errors,
+    fetch: (path: string, init?: RequestInit) => fetch(`${origin}${path}`, init),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** `Basic` credentials for a user and password. */
+export const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
