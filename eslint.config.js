@@ -61,7 +61,7 @@ export default defineConfig(
     // Tests edit parsed copies of the contract and read pages' results as plain JSON; what they
     // rely on is asserted at run time, so the `any` rules would only ask for casts there. The
     // type-level tests are handlers written as handlers are. Test helpers keep every rule.
-    files: ['test/**/*.test.ts', 'test/types/**'],
+    files: ['test/**/*.test.ts', 'test/types/**', 'packages/contract-kit/test/**/*.test.ts', 'packages/contract-kit/test/types/**'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unsafe-argument': 'off',

@@ -13,6 +13,7 @@ export default defineConfig({
     // Tests run the client's sources; the pack test (test/client/package.system.test.ts) runs what is published.
     alias: {
       '@animal-store/client': fileURLToPath(new URL('./packages/client/src/index.ts', import.meta.url)),
+      'contract-kit/codegen': fileURLToPath(new URL('./packages/contract-kit/src/codegen/index.ts', import.meta.url)),
       'contract-kit': fileURLToPath(new URL('./packages/contract-kit/src/index.ts', import.meta.url)),
     },
   },

@@ -19,6 +19,7 @@ export { contractServer, unmatchedOf, type ContractServer, type ContractServerOp
 export type { Steps } from './server/steps.js';
 export { deprecationHeaders } from './server/deprecation.js';
 export type { AnyHandler, HandlerInput, HandlerResult, KitContext } from './server/handlers.js';
+export type { BodyIn, BodyOut, Handlers, InputOf, RequestBodyOf, ResultOf, TypedHandler } from './server/handler-types.js';
 export type { UploadedFile } from './server/bodies.js';
 export {
   HttpProblem,

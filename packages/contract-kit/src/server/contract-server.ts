@@ -17,8 +17,11 @@ export interface ContractServerOptions<Context extends object = object> {
   contract: OpenApiDocument;
   /** Where the contract came from, for messages (its file). @default 'the contract' */
   label?: string;
-  /** The handler of each operation, by its name (see operationNames). One missing answers 501. */
-  handlers: Readonly<Record<string, AnyHandler<Context> | undefined>>;
+  /**
+   * The handler of each operation, by its name (see operationNames). One missing answers 501.
+   * Check the map against the contract with `satisfies Handlers<Operations, Context>`.
+   */
+  handlers: Readonly<Record<string, ((input: never, context: never) => unknown) | undefined>>;
   /** One verifying function per security scheme of the contract, by its name. A scheme without one refuses every request. */
   security?: Readonly<Record<string, Verifier | undefined>>;
   /** Builds the error body of every refusal and failure. @default problemDetails (RFC 9457) */

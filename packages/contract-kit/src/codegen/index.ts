@@ -1,0 +1,5 @@
+/**
+ * contract-kit/codegen: what `contract-kit generate` writes from a contract (kept apart from the
+ * server's entry, so that a server does not load openapi-typescript and TypeScript).
+ */
+export { renderTypes } from './render-types.js';

@@ -1,0 +1,30 @@
+import { pathToFileURL } from 'node:url';
+import openapiTS, { astToString } from 'openapi-typescript';
+import type { OpenApiDocument } from '../contract/document.js';
+import { listOperations } from '../contract/operations.js';
+
+/**
+ * The types of a contract: openapi-typescript's (`paths`, `webhooks`, `components`,
+ * `operations`: the webhooks typed for the code that sends them), and `Operations`, each
+ * operation's type by the name its handler goes by, which `Handlers<Operations, Context>` checks
+ * a handler map against. `header` opens each file (say there what wrote it).
+ */
+export async function renderTypes(
+  contractPath: string,
+  doc: OpenApiDocument,
+  header: string,
+): Promise<{ openapi: string; operations: string }> {
+  const ast = await openapiTS(pathToFileURL(contractPath), { alphabetize: false, defaultNonNullable: false });
+  const operations = listOperations(doc, contractPath);
+  const lines = operations.map((op) => {
+    const title = op.summary ? `${op.summary}: ` : '';
+    return `  /** ${title}${op.method.toUpperCase()} ${op.path.replace(/\*\//g, '*\\/')} */\n  ${op.name}: paths[${JSON.stringify(op.path)}][${JSON.stringify(op.method)}];\n`;
+  });
+  return {
+    openapi: `${header}\n${astToString(ast)}`,
+    operations:
+      `${header}\nimport type { paths } from './openapi.js';\n\n` +
+      '/** Each operation of the contract, by the name its handler goes by. */\n' +
+      `export interface Operations {\n${lines.join('')}}\n`,
+  };
+}
