@@ -6,6 +6,7 @@ import { encodeCursor } from '../src/service/http/pagination.js';
 import { PACKAGE_ROOT } from '../src/shared/package-root.js';
 import { startServer, type ServerProcess, type ServerSpec } from '../scripts/support/server-process.js';
 import { firstAnimals, seedStore } from './animals.js';
+import { syntheticPath } from './synthetic-contract.js';
 import { serveArguments } from './processes.js';
 import { progress } from './progress.js';
 import { CONNECTIONS } from './targets.js';
@@ -18,6 +19,8 @@ const NEW_PET = JSON.stringify({ name: 'Rex', categoryId: 3 });
 /** Distinct pages each list-size measurement goes through, one per request, in turn. */
 const DEEP_PAGES = 10_000;
 const DEEP_PAGE_LABEL = `/v1/pets?limit=20&status=pending&cursor=… (${DEEP_PAGES.toLocaleString('en-US')} pages)`;
+/** The sizes of the synthetic contracts the kit and its stock peer are measured on. */
+const SCALES = [4, 40, 400] as const;
 /** The key the peers take (they check its form only). */
 const PEER_AUTH = { Authorization: 'Bearer as_prod_peer' };
 
@@ -102,14 +105,27 @@ export async function startLineup(stores: Stores, started: ServerProcess[]) {
     started.push(server);
     return server;
   };
-  const baseline = (name: string, file: string, probeHeaders?: Record<string, string>) =>
-    start({ name, args: ['--import', 'tsx', `bench/servers/${file}`], env: {}, probePath: LIST_PATH, probeHeaders });
+  // contract-kit from its sources, as the repository's tests use it (its package exports them under this condition).
+  const baseline = (
+    name: string,
+    file: string,
+    probeHeaders?: Record<string, string>,
+    env: Record<string, string> = {},
+    probePath = LIST_PATH,
+  ) =>
+    start({ name, args: ['--conditions=contract-kit-source', '--import', 'tsx', `bench/servers/${file}`], env, probePath, probeHeaders });
+  const scaled = (name: string, file: string) =>
+    Promise.all(
+      SCALES.map((paths) => baseline(`${name}, ${paths} paths`, file, undefined, { PATHS: String(paths) }, syntheticPath(paths))),
+    );
   return {
     raw: await baseline('raw node:http', 'raw-http.ts'),
     bare: await baseline('bare Express 5', 'bare-express.ts'),
     eov: await baseline('Express 5 + express-openapi-validator', 'express-openapi-validator.ts', PEER_AUTH),
     backend: await baseline('openapi-backend (Express 5)', 'openapi-backend.ts', PEER_AUTH),
     glue: await baseline('fastify 5 + fastify-openapi-glue', 'fastify-openapi-glue.ts', PEER_AUTH),
+    kit: await scaled('contract-kit', 'contract-kit.ts'),
+    eovScaled: await scaled('Express 5 + express-openapi-validator', 'express-openapi-validator-synthetic.ts'),
     full: await start(fullStack('full stack', stores.main)),
     small: await start(fullStack(`full stack, ${count(SMALL)} animals`, stores.small)),
     big: await start(fullStack(`full stack, ${count(stores.large.animals)} animals`, stores.large)),
@@ -121,10 +137,9 @@ type Lineup = Awaited<ReturnType<typeof startLineup>>;
 
 /** The baselines must serve what the full stack serves, or the comparison means nothing. */
 export async function checkSameAnimals(plan: Step[]): Promise<void> {
-  for (const { server, spec } of plan.filter((step) => step.method === 'GET' && step.path === LIST_PATH)) {
+  for (const { server, spec, path } of plan.filter((step) => step.method === 'GET' && !step.path.includes('cursor'))) {
     const body: unknown = await (await fetch(spec.url, { headers: spec.headers })).json();
-    if (!isDeepStrictEqual(body, firstAnimals(20)))
-      throw new Error(`${server.name} does not answer ${LIST_PATH} with the bench's 20 animals`);
+    if (!isDeepStrictEqual(body, firstAnimals(20))) throw new Error(`${server.name} does not answer ${path} with the bench's 20 animals`);
   }
 }
 
@@ -160,6 +175,13 @@ export function measurementPlan(lineup: Lineup, stores: Stores): Step[] {
     path: DEEP_PAGE_LABEL,
     spec: load(server, LIST_PATH, { headers: auth(store.key), paths: deepPagePaths(store.animals) }),
   });
+  const scale = (id: string, server: ServerProcess, paths: number): Step => ({
+    id,
+    server,
+    method: 'GET',
+    path: syntheticPath(paths),
+    spec: load(server, syntheticPath(paths)),
+  });
   const post = { ...auth(stores.main.key), 'Content-Type': 'application/json' };
   return [
     list('raw_get', lineup.raw),
@@ -177,5 +199,6 @@ export function measurementPlan(lineup: Lineup, stores: Stores): Step[] {
     },
     deepPages('list_small', lineup.small, stores.small),
     deepPages('list_large', lineup.big, stores.large),
+    ...SCALES.flatMap((paths, i) => [scale(`kit_${paths}`, lineup.kit[i]!, paths), scale(`eov_${paths}`, lineup.eovScaled[i]!, paths)]),
   ];
 }

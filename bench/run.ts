@@ -30,6 +30,9 @@ comes from wrk (apt-get install wrk), ${CONNECTIONS} connections. The measuremen
 interleaved rounds (the order rotates each round) and the table shows medians:
 
   GET /v1/pets?limit=20 on the six servers, and POST /v1/pets on the full stack;
+  contract-kit (packages/contract-kit) and stock Express 5 + express-openapi-validator on
+  synthetic contracts of 4, 40 and 400 paths (bench/synthetic-contract.ts), each answering a
+  list of its last path with the same 20 animals: what a contract's size costs per request;
   filtered pages (status and cursor) from all over a store of 10,000 and of 1,000,000
   animals, 10,000 different ones in turn, so no cache answers them;
   then the full stack's resident memory after the load, and ${RELEASE_STARTS} starts of the release

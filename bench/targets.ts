@@ -34,6 +34,14 @@ const TARGETS: Target[] = [
   { name: `full GET p99 at ${CONNECTIONS} connections`, unit: 'ms', op: '<=', limit: 25, figure: (f) => f.p99Ms('full_get') },
   { name: `release start to first 200 (median of ${RELEASE_STARTS})`, unit: 'ms', op: '<=', limit: 400, figure: (f) => f.startMs },
   { name: 'full stack resident memory after load', unit: 'MiB', op: '<=', limit: 160, figure: (f) => f.rssAfterLoadMiB },
+  { name: 'contract-kit GET, 400-path / 4-path contract', unit: '×', op: '>=', limit: 0.8, figure: (f) => f.ratio('kit_400', 'kit_4') },
+  {
+    name: 'contract-kit GET / Express 5 + express-openapi-validator GET, 4-path contract',
+    unit: '×',
+    op: '>=',
+    limit: 0.95,
+    figure: (f) => f.ratio('kit_4', 'eov_4'),
+  },
 ];
 
 /** One target and this run's figure for it. */
