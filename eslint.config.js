@@ -20,6 +20,7 @@ export default defineConfig(
       'release/',
       'test-results/',
       'packages/client/dist/',
+      'packages/contract-kit/dist/',
       'test/designer/scenarios/',
     ],
   },

@@ -53,25 +53,25 @@ export function parseContract(text: string, label: string): OpenApiDocument {
  * Reads a contract from a file, YAML or JSON. One that refers to other files (`$ref:
  * ./schemas/pet.yaml`) is bundled into one document with Redocly's bundler, its external parts
  * moved into `components`; one with only local `$ref`s is returned as it is parsed.
- * @throws ContractError naming the file and what is wrong: unreadable, not a contract, a `$ref`
- * that cannot be resolved
+ * @throws ContractError naming the file (as `label` says it) and what is wrong: unreadable, not a
+ * contract, a `$ref` that cannot be resolved
  */
-export async function loadContract(path: string): Promise<OpenApiDocument> {
+export async function loadContract(path: string, label = path): Promise<OpenApiDocument> {
   const file = resolve(path);
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (cause) {
-    throw new ContractError(path, `cannot be read: ${(cause as Error).message}`, { cause });
+    throw new ContractError(label, `cannot be read: ${(cause as Error).message}`, { cause });
   }
-  const doc = parseContract(text, path);
+  const doc = parseContract(text, label);
   if (!hasExternalRefs(doc)) return doc;
   const { bundle, createConfig } = await import('@redocly/openapi-core');
   const bundled = await bundle({ ref: file, config: await createConfig({}), dereference: false });
   const unresolved = bundled.problems.find((p) => p.severity === 'error');
   if (unresolved) {
     const where = unresolved.location[0]?.pointer ?? '';
-    throw new ContractError(`${path}${where}`, unresolved.message);
+    throw new ContractError(`${label}${where}`, unresolved.message);
   }
-  return asContract(bundled.bundle.parsed, path);
+  return asContract(bundled.bundle.parsed, label);
 }

@@ -1,10 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+/** The largest request body the kit reads unless told otherwise (contractServer's bodyLimitBytes). */
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+
 /** How long a connection whose request body was not read to its end stays open after its answer. */
 const LINGER_MS = 2000;
 
 /**
- * For a request whose body is chunked (of any size) or declared larger than `bodyLimitBytes`:
+ * For a request whose body is chunked (of any size) or declared larger than `bodyLimitBytes`
+ * (contractServer's, 1 MiB by default):
  * once the answer is sent, if the body has not all arrived, its connection is closed instead of
  * reading on. Node would read to its end whatever part of a body the app did not read, before it
  * reuses the connection: cheap for a body within the limit, unbounded for these. Whatever
@@ -15,7 +19,7 @@ const LINGER_MS = 2000;
  * a client still sending would lose the answer with the reset. Call it from the HTTP server's
  * 'request' event, for every request.
  */
-export function closeUnreadBody(req: IncomingMessage, res: ServerResponse, bodyLimitBytes: number): void {
+export function closeUnreadBody(req: IncomingMessage, res: ServerResponse, bodyLimitBytes = DEFAULT_BODY_LIMIT_BYTES): void {
   const { headers } = req;
   if (headers['transfer-encoding'] === undefined && !(Number(headers['content-length'] ?? 0) > bodyLimitBytes)) return;
   // Node reads on (discards) a body nobody started to read; one read from it makes it the

@@ -3,12 +3,14 @@ import FindMyWay from 'find-my-way';
 import { ContractError, type OpenApiDocument } from '../contract/document.js';
 import { listOperations, type Operation } from '../contract/operations.js';
 import { basePathsOf } from '../contract/servers.js';
+import { DEFAULT_BODY_LIMIT_BYTES } from './close-unread-body.js';
 import { MAX_PROPERTIES } from './strict-json.js';
 import { declaredContent, type AnyHandler } from './handlers.js';
 import { HttpProblem, problemDetails, type KitProblemCode, type ProblemFormatter } from './problems.js';
 import { setState, stateOf, RequestState } from './request-state.js';
 import { checkRequirements, securitySchemesOf, type Verifier } from './security.js';
 import { chain, stepsOf, type Steps } from './steps.js';
+import { unwrittenHandler } from './stubs.js';
 import { isValidatorError, problemOfValidatorError } from './validation.js';
 
 /** How {@link contractServer} serves a contract. */
@@ -126,7 +128,7 @@ export function contractServer<Context extends object = object>(options: Contrac
     if (!verifiers[name]) warn(`security scheme ${name} has no verifying function: every request it secures is refused`);
   const stepOptions = {
     doc,
-    limits: { limitBytes: options.bodyLimitBytes ?? 1024 * 1024, maxProperties: options.maxProperties ?? MAX_PROPERTIES },
+    limits: { limitBytes: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES, maxProperties: options.maxProperties ?? MAX_PROPERTIES },
     validateResponses: options.validateResponses ?? true,
     now: options.now ?? Date.now,
     context: options.context,
@@ -137,7 +139,8 @@ export function contractServer<Context extends object = object>(options: Contrac
     checkOperation(op, label);
     checkRequirements(op.security, schemes, `${label}${op.pointer}`);
     const handler = options.handlers[op.name] as AnyHandler | undefined;
-    if (!handler) warn(`${op.name} (${op.method.toUpperCase()} ${op.path}) has no handler: it answers 501`);
+    const unwritten = unwrittenHandler(op, handler);
+    if (unwritten) warn(unwritten);
     const steps = stepsOf(op, { requirements: op.security, schemes, verifiers, realm }, handler, stepOptions);
     const run = chain(options.pipeline ? options.pipeline(op, steps) : Object.values(steps));
     for (const basePath of basePaths) {

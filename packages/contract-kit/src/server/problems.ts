@@ -63,13 +63,14 @@ const pointerOf = (field: string) =>
     .join('/')}`;
 
 /**
- * RFC 9457 problem details: `type` (about:blank, its title the status's reason), `title`,
+ * RFC 9457 problem details, as `application/problem+json` whatever the contract declares (give
+ * your own formatter for an error body of another shape): `type` (about:blank, its title the status's reason), `title`,
  * `status`, `detail`, `instance` (the request's path), `code`, and for a 400 the `errors`
  * extension: each with its `detail` and, in the body, its `pointer`, or the `parameter` it names.
  * @see https://www.rfc-editor.org/rfc/rfc9457
  */
-export const problemDetails: ProblemFormatter = (problem, { contentType, instance }) => ({
-  contentType: contentType.endsWith('json') ? contentType : 'application/problem+json',
+export const problemDetails: ProblemFormatter = (problem, { instance }) => ({
+  contentType: 'application/problem+json',
   body: {
     type: 'about:blank',
     title: STATUS_CODES[problem.status] ?? 'Error',

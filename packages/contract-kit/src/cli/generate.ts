@@ -1,0 +1,124 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { loadContract } from '../contract/load-contract.js';
+import { listOperations, type Operation } from '../contract/operations.js';
+import { renderTypes } from '../codegen/render-types.js';
+import { parseCommand } from './command-line.js';
+
+export const GENERATE_HELP = `Usage: contract-kit generate [--spec FILE] [--out DIR] [--handlers DIR] [--check]
+
+Writes, from the contract, into DIR (generated/ by default; commit it, never edit it):
+  openapi.ts     the contract's types (openapi-typescript): paths, webhooks, components
+  operations.ts  each operation's type by the name its handler goes by
+  handlers.ts    the handler map: one import per operation from the handlers folder, checked
+                 against the contract with \`satisfies Handlers<Operations, Context>\`
+  client.ts      a typed client of the contract (openapi-fetch): createApiClient(baseUrl)
+and, in the handlers folder (src/handlers/ by default), a stub for each operation that has no
+handler file yet: it answers 501 until you write it, and the server names it at start. An
+existing file is never overwritten. The context type of handlers comes from src/context.ts
+(contract-kit init writes it).
+
+Options:
+  --spec FILE      The contract (default openapi.yaml); one that refers to other files is read whole.
+  --out DIR        Where the generated files go (default generated).
+  --handlers DIR   Where handler files live, one per operation (default src/handlers).
+  --check          Write nothing; exit 1 naming each file that is out of date or missing.
+  -h, --help       Show this help.
+`;
+
+const header = (spec: string) => `// Written by \`contract-kit generate\` from ${spec}. Do not edit it by hand: run it again.\n`;
+
+/** `a/b` from `from`, as an import path (`./`, `../`). */
+function importPath(from: string, to: string): string {
+  const path = relative(from, to).split('\\').join('/');
+  return path.startsWith('.') ? path : `./${path}`;
+}
+
+/** The generated files, by path. */
+async function render(
+  specPath: string,
+  spec: string,
+  out: string,
+  handlersDir: string,
+): Promise<{ files: Map<string, string>; operations: Operation[] }> {
+  const doc = await loadContract(specPath, spec);
+  const operations = listOperations(doc, spec);
+  const { openapi, operations: operationTypes } = await renderTypes(specPath, doc, header(spec));
+  const toHandlers = importPath(out, handlersDir);
+  const context = importPath(out, join(dirname(handlersDir), 'context.js'));
+  const handlers =
+    `${header(spec)}\nimport type { Handlers } from 'contract-kit';\nimport type { Operations } from './operations.js';\nimport type { Context } from '${context}';\n` +
+    operations.map((op) => `import { ${op.name} } from '${toHandlers}/${op.name}.js';\n`).join('') +
+    `\n/** The handler of every operation, by name; each lives in its own file. */\nexport const handlers = { ${operations.map((op) => op.name).join(', ')} } satisfies Handlers<Operations, Context>;\n`;
+  const client =
+    `${header(spec)}\nimport createClient, { type ClientOptions } from 'openapi-fetch';\nimport type { paths } from './openapi.js';\n\n` +
+    '/** A typed client of the contract (openapi-fetch): each call returns { data, error, response }. */\n' +
+    "export const createApiClient = (baseUrl: string, options: Omit<ClientOptions, 'baseUrl'> = {}) => createClient<paths>({ ...options, baseUrl });\n";
+  return {
+    operations,
+    files: new Map([
+      [join(out, 'openapi.ts'), openapi],
+      [join(out, 'operations.ts'), operationTypes],
+      [join(out, 'handlers.ts'), handlers],
+      [join(out, 'client.ts'), client],
+    ]),
+  };
+}
+
+/** The stub of an operation's handler file. */
+function stub(op: Operation, file: string, out: string, handlersDir: string): string {
+  const operations = importPath(handlersDir, join(out, 'operations.js'));
+  const title = op.summary ? `${op.summary}: ` : '';
+  return [
+    "import { notImplemented, type TypedHandler } from 'contract-kit';",
+    `import type { Operations } from '${operations}';`,
+    "import type { Context } from '../context.js';",
+    '',
+    `/** ${title}${op.method.toUpperCase()} ${op.path}. Written by \`contract-kit generate\`: replace notImplemented(…) with the handler. */`,
+    `export const ${op.name}: TypedHandler<Operations['${op.name}'], Context> = notImplemented('${op.name}', '${file}');`,
+    '',
+  ].join('\n');
+}
+
+/** `contract-kit generate`: 0 when done (or, with --check, up to date), 1 when out of date. */
+export async function generate(args: string[], cwd = process.cwd()): Promise<number> {
+  const parsed = parseCommand(GENERATE_HELP, args, {
+    spec: { type: 'string', default: 'openapi.yaml' },
+    out: { type: 'string', default: 'generated' },
+    handlers: { type: 'string', default: 'src/handlers' },
+    check: { type: 'boolean', default: false },
+  });
+  if (!parsed) return 0;
+  const { spec, check } = parsed.values;
+  const out = resolve(cwd, parsed.values.out);
+  const handlersDir = resolve(cwd, parsed.values.handlers);
+  const shown = (path: string) => relative(cwd, path) || path;
+  const { files, operations } = await render(resolve(cwd, spec), spec, out, handlersDir);
+  const missing = operations.filter((op) => !existsSync(join(handlersDir, `${op.name}.ts`)));
+  const stale = [...files].filter(([path, text]) => !existsSync(path) || readFileSync(path, 'utf8') !== text).map(([path]) => path);
+  if (check) {
+    for (const path of stale) process.stderr.write(`out of date: ${shown(path)}\n`);
+    for (const op of missing) process.stderr.write(`no handler file: ${shown(join(handlersDir, `${op.name}.ts`))}\n`);
+    if (stale.length === 0 && missing.length === 0) {
+      process.stdout.write(`${shown(out)} is up to date with ${spec}.\n`);
+      return 0;
+    }
+    process.stderr.write(`Run \`contract-kit generate\` and commit what it writes.\n`);
+    return 1;
+  }
+  mkdirSync(out, { recursive: true });
+  mkdirSync(handlersDir, { recursive: true });
+  for (const [path, text] of files) {
+    if (!stale.includes(path)) continue;
+    writeFileSync(path, text);
+    process.stdout.write(`wrote ${shown(path)}\n`);
+  }
+  for (const op of missing) {
+    const path = join(handlersDir, `${op.name}.ts`);
+    // 'wx': never overwrite a file that appeared meanwhile.
+    writeFileSync(path, stub(op, shown(path), out, handlersDir), { flag: 'wx' });
+    process.stdout.write(`wrote ${shown(path)} (a stub answering 501 until you write it)\n`);
+  }
+  process.stdout.write(`${operations.length} operations; ${files.size - stale.length} generated files were up to date.\n`);
+  return 0;
+}
