@@ -4,6 +4,7 @@
  */
 import { ContractError } from '../contract/document.js';
 import { UsageError } from './command-line.js';
+import { checkBreaking, CHECK_BREAKING_HELP } from './check-breaking.js';
 import { docs, DOCS_HELP, lint, LINT_HELP, mock, MOCK_HELP } from './documents.js';
 import { generate, GENERATE_HELP } from './generate.js';
 import { init, INIT_HELP } from './init.js';
@@ -16,6 +17,7 @@ Commands (each takes --spec FILE, default openapi.yaml, and --help):
   lint             lint the contract (Redocly)
   docs             render the contract's reference as one HTML file (Redocly)
   mock             serve a mock of the contract (Prism)
+  check-breaking   list the changes since an earlier version that would break a client
 
 Run contract-kit COMMAND --help for a command's options.
 `;
@@ -26,6 +28,7 @@ const COMMANDS: Record<string, { run: (args: string[]) => Promise<number>; help:
   lint: { run: lint, help: LINT_HELP },
   docs: { run: docs, help: DOCS_HELP },
   mock: { run: mock, help: MOCK_HELP },
+  'check-breaking': { run: checkBreaking, help: CHECK_BREAKING_HELP },
 };
 
 async function main(args: string[]): Promise<number> {

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -33,6 +33,20 @@ export function runTool(script: string, args: string[], env: NodeJS.ProcessEnv =
   });
 }
 
-/** Redocly CLI, without its telemetry (it would send traces off the machine). */
-export const redocly = (args: string[]) =>
-  runTool(binOf('@redocly/cli', 'redocly'), args, { REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' });
+/** Redocly CLI's environment: no telemetry (it would send traces off the machine), no notices of its releases. */
+const REDOCLY_ENV = { REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' };
+
+/** Redocly CLI, its output passed through. */
+export const redocly = (args: string[]) => runTool(binOf('@redocly/cli', 'redocly'), args, REDOCLY_ENV);
+
+/** Redocly CLI run in `cwd`, its output kept: its exit code, stdout and stderr. */
+export function redoclyOutput(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const options = { cwd, env: { ...process.env, ...REDOCLY_ENV }, maxBuffer: 256 * 1024 * 1024 };
+    execFile(process.execPath, [binOf('@redocly/cli', 'redocly'), ...args], options, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+      if (error && code === null) return reject(new Error(`redocly could not run: ${error.message}`, { cause: error }));
+      resolve({ code, stdout, stderr });
+    });
+  });
+}

@@ -1,0 +1,164 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { resolveRef, unescapePointer, type OpenApiDocument } from '../contract/document.js';
+import { loadContract } from '../contract/load-contract.js';
+import { redoclyOutput } from './tools.js';
+
+/** One place where Redocly's `diff` saw a change, as its JSON report gives it. */
+interface RedoclyChange {
+  path: string;
+  typeName?: string;
+  kind: string;
+  impact: string;
+  property?: string;
+  verdicts: { ruleId: string; impact: string; message: string; location?: { pointer?: string; line?: number } }[];
+  base?: { line?: number };
+  revision?: { line?: number };
+}
+
+/** How a change is classed: breaking; rated breaking by the diff but allowed by the contract; compatible (minor, patch). */
+export const CHANGE_CLASSES = ['breaking', 'allowed-by-contract', 'minor', 'patch'] as const;
+export type ChangeClass = (typeof CHANGE_CLASSES)[number];
+
+/** One change a client could notice, rated by the semantic-version bump it needs. */
+export interface ContractChange {
+  class: ChangeClass;
+  /** The operation it affects (`GET /pets`), or the JSON pointer of a change outside operations. */
+  where: string;
+  pointer: string;
+  message: string;
+  /** The Redocly rule that rated it; null when Redocly's default rating applied. */
+  ruleId: string | null;
+  impact: 'major' | 'minor' | 'patch';
+  file: string;
+  line?: number;
+  side: 'base' | 'revision';
+  /** Set when the contract itself declares this change compatible. */
+  allowedBecause?: string;
+}
+
+/** The outcome of comparing two versions of a contract. */
+export interface ContractComparison {
+  baseVersion: string;
+  revisionVersion: string;
+  changes: ContractChange[];
+  breaking: ContractChange[];
+  allowed: ContractChange[];
+  compatible: { minor: number; patch: number };
+  majorRaised: boolean;
+  /** Nothing breaking, or a raised major version. */
+  passes: boolean;
+}
+
+function majorOf(version: string, label: string): number {
+  const match = /^(\d+)\.\d+\.\d+(?:[-+].*)?$/.exec(version);
+  if (!match) throw new Error(`info.version of ${label} is ${JSON.stringify(version)}, not a semantic version such as 1.2.0`);
+  return Number(match[1]);
+}
+
+const METHOD = /^(get|put|post|delete|patch|head|options|trace)$/;
+const segments = (pointer: string) => pointer.replace(/^#\//, '').split('/').map(unescapePointer);
+
+function describeLocation(pointer: string): string {
+  const [root, path, method] = segments(pointer);
+  if (root !== 'paths' || path === undefined) return pointer;
+  return method && METHOD.test(method) ? `${method.toUpperCase()} ${path}` : path;
+}
+
+function belowLocation(pointer: string): string {
+  const parts = segments(pointer);
+  if (parts[0] !== 'paths' || parts[1] === undefined) return '';
+  return parts.slice(METHOD.test(parts[2] ?? '') ? 3 : 2).join('/');
+}
+
+const asImpact = (impact: string, fallback: ContractChange['impact']): ContractChange['impact'] =>
+  impact === 'major' || impact === 'minor' || impact === 'patch' ? impact : fallback;
+
+/**
+ * Why the revision's contract allows a change a diff rates breaking, or undefined: values added
+ * to an enum the contract marks `x-extensible-enum: true` (its clients must take values they do
+ * not know, such as new error codes).
+ */
+function allowance(revision: OpenApiDocument, ruleId: string, pointer: string | undefined): string | undefined {
+  if (ruleId !== 'enum-values-added' || !pointer?.endsWith('/enum')) return undefined;
+  try {
+    const schema = resolveRef<Record<string, unknown> | undefined>(revision, { $ref: pointer.slice(0, -'/enum'.length) });
+    return schema?.['x-extensible-enum'] === true ? 'the contract marks the enum x-extensible-enum: values may be added' : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function toChanges(change: RedoclyChange, revision: OpenApiDocument, labels: { base: string; revision: string }): ContractChange[] {
+  const side: ContractChange['side'] = change.kind === 'removed' ? 'base' : 'revision';
+  const where = describeLocation(change.path);
+  const impact = asImpact(change.impact, 'major');
+  const at = (line: number | undefined) => ({ file: labels[side], line: line ?? change[side]?.line, side });
+  if (change.verdicts.length === 0) {
+    const place = belowLocation(change.path);
+    const message = `${change.typeName ?? 'Node'} ${change.kind}${place ? ` at ${place}` : ''}${change.property ? `: ${change.property}` : ''}`;
+    return [
+      { class: impact === 'major' ? 'breaking' : impact, where, pointer: change.path, message, ruleId: null, impact, ...at(undefined) },
+    ];
+  }
+  return change.verdicts.map((verdict) => {
+    const verdictImpact = asImpact(verdict.impact, impact);
+    const allowedBecause = verdictImpact === 'major' ? allowance(revision, verdict.ruleId, verdict.location?.pointer) : undefined;
+    return {
+      class: verdictImpact !== 'major' ? verdictImpact : allowedBecause ? 'allowed-by-contract' : 'breaking',
+      where,
+      pointer: change.path,
+      message: verdict.message,
+      ruleId: verdict.ruleId,
+      impact: verdictImpact,
+      ...at(verdict.location?.line),
+      ...(allowedBecause ? { allowedBecause } : {}),
+    };
+  });
+}
+
+/**
+ * Compares two versions of a contract with Redocly's `diff` (its rules rate each change by the
+ * semantic-version bump it needs), and the allowances of the revision (x-extensible-enum). Both
+ * are read first, so an unreadable one fails with its name.
+ */
+export async function compareContracts(
+  basePath: string,
+  revisionPath: string,
+  labels: { base: string; revision: string },
+): Promise<ContractComparison> {
+  const base = await loadContract(basePath, labels.base);
+  const revision = await loadContract(revisionPath, labels.revision);
+  const majorRaised = majorOf(revision.info.version, labels.revision) > majorOf(base.info.version, labels.base);
+  // An empty working directory: Redocly must not pick up a redocly.yaml that is not about diffs.
+  const cwd = mkdtempSync(join(tmpdir(), 'contract-kit-diff-'));
+  try {
+    const run = await redoclyOutput(['diff', basePath, revisionPath, '--format', 'json', '--fail-on', 'none'], cwd);
+    let report: { changes?: RedoclyChange[] } | undefined;
+    try {
+      report = JSON.parse(run.stdout) as { changes?: RedoclyChange[] };
+    } catch {
+      report = undefined;
+    }
+    if (run.code !== 0 || !Array.isArray(report?.changes))
+      throw new Error(`redocly diff failed (exit ${run.code}):\n${run.stderr || run.stdout}`);
+    const changes = report.changes
+      .flatMap((change) => toChanges(change, revision, labels))
+      .sort((a, b) => CHANGE_CLASSES.indexOf(a.class) - CHANGE_CLASSES.indexOf(b.class));
+    const ofClass = (kind: ChangeClass) => changes.filter((change) => change.class === kind);
+    const breaking = ofClass('breaking');
+    return {
+      baseVersion: base.info.version,
+      revisionVersion: revision.info.version,
+      changes,
+      breaking,
+      allowed: ofClass('allowed-by-contract'),
+      compatible: { minor: ofClass('minor').length, patch: ofClass('patch').length },
+      majorRaised,
+      passes: breaking.length === 0 || majorRaised,
+    };
+  } finally {
+    rmSync(cwd, { recursive: true, force: true });
+  }
+}

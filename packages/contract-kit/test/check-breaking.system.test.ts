@@ -1,0 +1,63 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { run } from './run-cli.js';
+
+const LIBRARY = readFileSync(fileURLToPath(new URL('./fixtures/library-3.0.yaml', import.meta.url)), 'utf8');
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'contract-kit-breaking-'));
+  writeFileSync(join(dir, 'base.yaml'), LIBRARY);
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const write = (text: string) => writeFileSync(join(dir, 'openapi.yaml'), text);
+const withoutScans = LIBRARY.replace(/\n {2}\/scans:[\s\S]*?(?=\ncomponents:)/, '');
+
+describe('contract-kit check-breaking', () => {
+  it('fails on a removed operation without a new major version, naming it', async () => {
+    write(withoutScans);
+    const checked = await run(['check-breaking', '--base', 'base.yaml'], dir);
+    expect(checked.code).toBe(1);
+    expect(checked.stdout).toMatch(
+      /Breaking changes \(1\):\n {2}\/scans +Path `\/scans` was removed\. \[path-removed\] +\(base\.yaml:\d+\)/,
+    );
+    expect(checked.stdout).toContain('✖ 1 breaking change(s) without a new major version (info.version 1.4.0 → 1.4.0).');
+  });
+
+  it('passes the same change under a new major version, and an added value of an x-extensible-enum', async () => {
+    write(withoutScans.replace('version: 1.4.0', 'version: 2.0.0'));
+    expect((await run(['check-breaking', '--base', 'base.yaml'], dir)).code).toBe(0);
+    const extensible = (text: string) =>
+      text.replace('            kind: { type: string }', '            kind: { type: string, enum: [a, b], x-extensible-enum: true }');
+    writeFileSync(join(dir, 'base.yaml'), extensible(LIBRARY));
+    write(extensible(LIBRARY).replace('enum: [a, b]', 'enum: [a, b, c]'));
+    const allowed = await run(['check-breaking', '--base', 'base.yaml', '--json'], dir);
+    expect(allowed.code).toBe(0);
+    const report = JSON.parse(allowed.stdout) as { breaking: unknown[]; allowed: { allowedBecause: string }[] };
+    expect(report.breaking).toEqual([]);
+    expect(report.allowed.map((c) => c.allowedBecause)).toEqual(['the contract marks the enum x-extensible-enum: values may be added']);
+  });
+
+  it('compares with the last committed version by default', async () => {
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'ignore' });
+    git('init', '-q');
+    write(LIBRARY);
+    git('add', 'openapi.yaml');
+    git('-c', 'user.email=kit@example.com', '-c', 'user.name=kit', 'commit', '-qm', 'the contract');
+    write(withoutScans);
+    const checked = await run(['check-breaking'], dir);
+    expect(checked.code).toBe(1);
+    expect(checked.stdout).toMatch(/^Comparing openapi\.yaml with its last committed version \([0-9a-f]{7} "the contract"\)/);
+  });
+
+  it('refuses a base that is neither a file nor a revision', async () => {
+    write(LIBRARY);
+    const wrong = await run(['check-breaking', '--base', 'nowhere'], dir);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/not in a git work tree|neither a file nor a git revision/);
+  });
+});
