@@ -23,13 +23,14 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
-      // The designer loop takes minutes on a copy of the repository: npm run test:designer.
+      // The designer loop takes minutes on a copy of the repository (npm run test:designer), the adoption
+      // test on projects that install the packed kit (npm run test:adoption).
       {
         extends: true,
         test: {
           name: 'fast',
           include: ['test/**/*.test.ts', 'packages/contract-kit/test/**/*.test.ts'],
-          exclude: [SYSTEM_TESTS, 'test/designer/**'],
+          exclude: [SYSTEM_TESTS, 'test/designer/**', 'packages/contract-kit/test/adoption/**'],
         },
       },
       { extends: true, test: { name: 'system', include: [SYSTEM_TESTS] } },

@@ -1,9 +1,9 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { extname, join, relative, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { parseCommand, UsageError } from './command-line.js';
 import { CHANGE_CLASSES, compareContracts, type ChangeClass, type ContractChange, type ContractComparison } from './compare-contracts.js';
-import { contractAtRevision, findBaseRevision } from './git-revision.js';
+import { findBaseRevision, writeContractAtRevision } from './git-revision.js';
 
 export const CHECK_BREAKING_HELP = `Usage: contract-kit check-breaking [--spec FILE] [--base REF|FILE] [--json]
 
@@ -18,8 +18,9 @@ Options:
   --spec FILE      The contract (default openapi.yaml).
   --base REF|FILE  The earlier version: a file, or a git revision of the contract (a branch, a
                    tag, a commit). Default: the last committed version when the contract has
-                   uncommitted changes, else the version before the last commit that changed it.
-                   A contract split into files is compared as a whole only with --base FILE.
+                   uncommitted changes, else the version before the last commit that changed it;
+                   a contract split into files is taken whole (the YAML and JSON files beside
+                   and below its file at that revision).
   --json           Print the comparison as JSON.
   -h, --help       Show this help.
 `;
@@ -99,8 +100,7 @@ async function compare(args: string[], cwd: string): Promise<number> {
         );
         return 0;
       }
-      basePath = join(dir, `base${extname(specPath)}`);
-      writeFileSync(basePath, contractAtRevision(specPath, revision.commit));
+      basePath = writeContractAtRevision(specPath, revision.commit, dir);
       baseLabel = `${revision.commit.slice(0, 7)}:${spec}`;
       if (!json) say(`Comparing ${spec} with ${revision.description}…\n`);
     }

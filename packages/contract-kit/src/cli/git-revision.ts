@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { basename, dirname } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 
 /** The committed version of a contract that another is compared with. */
 export type BaseRevision = { found: true; commit: string; description: string } | { found: false; description: string };
@@ -59,6 +60,20 @@ export function findBaseRevision(specPath: string, ref?: string): BaseRevision {
   return { found: true, commit: previous, description: `its version before ${subject(changes[0]!, cwd)}, at ${subject(previous, cwd)}` };
 }
 
-/** The contract's text as it was at `commit`. */
-export const contractAtRevision = (specPath: string, commit: string): string =>
-  git(['show', `${commit}:./${basename(specPath)}`], dirname(specPath), { trim: false });
+/**
+ * Writes the contract as it was at `commit` into `destination`: its file, and the YAML and JSON
+ * files beside and below it at that commit, where a contract split into files keeps its parts.
+ * Returns the path of its file there.
+ */
+export function writeContractAtRevision(specPath: string, commit: string, destination: string): string {
+  const cwd = dirname(specPath);
+  const files = git(['ls-tree', '-r', '--name-only', commit, '--', '.'], cwd)
+    .split('\n')
+    .filter((file) => /\.(ya?ml|json)$/i.test(file));
+  for (const file of files) {
+    const path = join(destination, file);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, git(['show', `${commit}:./${file}`], cwd, { trim: false }));
+  }
+  return join(destination, basename(specPath));
+}

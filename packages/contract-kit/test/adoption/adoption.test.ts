@@ -1,0 +1,108 @@
+/**
+ * The adoption test (`npm run test:adoption`, in CI): the packed kit installed into an empty
+ * project, as a team adopting it would, on each of the kit's fixture contracts: npm init -y,
+ * install the tarball, copy in the contract, contract-kit init, npm install, generate, a handler
+ * written, typecheck, npm test, npm start, requests over HTTP, the mock, check:breaking.
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADOPTIONS, type Adoption } from './adoptions.js';
+import { freePort, inProject, startScript, stop } from './project.js';
+
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
+let work: string;
+let tarball: string;
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'contract-kit-adoption-'));
+  const packed = await inProject(ROOT, 'npm', ['pack', '-w', 'contract-kit', '--pack-destination', work, '--silent']);
+  expect(packed.code, packed.output).toBe(0);
+  tarball = join(work, packed.output.trim().split('\n').at(-1)!);
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** A project with the contract of `adoption` and nothing else, the kit installed, init and generate run. */
+async function project(adoption: Adoption): Promise<string> {
+  const dir = join(work, adoption.dir);
+  cpSync(join(FIXTURES, adoption.copy), join(dir, dirname(adoption.spec) === '.' ? adoption.spec : dirname(adoption.spec)), {
+    recursive: true,
+  });
+  const steps: [string, string[]][] = [
+    ['npm', ['init', '-y']],
+    ['npm', ['install', tarball]],
+    ['npx', ['contract-kit', 'init', '--spec', adoption.spec]],
+    ['npm', ['install']],
+    ['npm', ['run', 'generate']],
+  ];
+  for (const [command, args] of steps) {
+    const outcome = await inProject(dir, command, args);
+    expect(outcome.code, `${command} ${args.join(' ')}:\n${outcome.output}`).toBe(0);
+  }
+  return dir;
+}
+
+for (const adoption of ADOPTIONS) {
+  describe(`a project whose contract is ${adoption.name}`, () => {
+    let dir: string;
+    beforeAll(async () => {
+      dir = await project(adoption);
+      writeFileSync(join(dir, 'src', 'handlers', `${adoption.handler.name}.ts`), adoption.handler.source);
+      writeFileSync(join(dir, 'src', 'security.ts'), adoption.security);
+    });
+
+    it('type-checks with the handler written, and its test passes', async () => {
+      for (const script of ['typecheck', 'test']) {
+        const outcome = await inProject(dir, 'npm', ['run', script]);
+        expect(outcome.code, `npm run ${script}:\n${outcome.output}`).toBe(0);
+      }
+    });
+
+    it('serves the contract with npm start: the handler, a stub, bad input, credentials, a public operation', async () => {
+      const port = await freePort();
+      const server = await startScript(dir, 'start', [], { PORT: String(port) }, /Listening on/);
+      try {
+        const base = `http://127.0.0.1:${port}${adoption.basePath}`;
+        for (const check of adoption.requests) {
+          const response = await fetch(`${base}${check.path}`, check.init);
+          const text = await response.text();
+          expect(response.status, `${check.what}: ${text}`).toBe(check.status);
+          for (const [name, value] of Object.entries(check.headers ?? {}))
+            expect(response.headers.get(name), `${check.what}: ${name}`).toBe(value);
+          if (check.body) expect(JSON.parse(text), check.what).toMatchObject(check.body);
+        }
+        expect(server.output()).toContain(`${adoption.stub} (`);
+      } finally {
+        await stop(server);
+      }
+    });
+
+    it('serves a mock of the contract with npm run mock, at the server paths', async () => {
+      const port = await freePort();
+      const mock = await startScript(dir, 'mock', ['--port', String(port)], {}, /Prism is listening/);
+      try {
+        const response = await fetch(`http://127.0.0.1:${port}${adoption.basePath}${adoption.mockPath}`);
+        expect(response.status, await response.text()).toBe(200);
+      } finally {
+        await stop(mock);
+      }
+    });
+
+    it('flags a removed operation with npm run check:breaking', async () => {
+      const contract = join(dir, adoption.spec);
+      const git = (...args: string[]) => inProject(dir, 'git', ['-c', 'user.email=kit@example.com', '-c', 'user.name=kit', ...args]);
+      await git('init', '-q');
+      await git('add', '-A');
+      await git('commit', '-qm', 'the contract');
+      const removed = adoption.removeOperation(readFileSync(contract, 'utf8'));
+      expect(removed).not.toBe(readFileSync(contract, 'utf8'));
+      writeFileSync(contract, removed);
+      const checked = await inProject(dir, 'npm', ['run', 'check:breaking']);
+      expect(checked.code, checked.output).toBe(1);
+      expect(checked.output).toContain('[path-removed]');
+    });
+  });
+}

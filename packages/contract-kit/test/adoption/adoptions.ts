@@ -1,0 +1,166 @@
+/** What the adoption test does on each fixture contract, and what it expects of the served project. */
+
+/** One request of the adoption test and what it must be answered. */
+interface Check {
+  what: string;
+  path: string;
+  init?: RequestInit;
+  status: number;
+  headers?: Record<string, string | null>;
+  body?: Record<string, unknown>;
+}
+
+export interface Adoption {
+  name: string;
+  /** The project's folder, and npm's name for it. */
+  dir: string;
+  /** What to copy from the fixtures, and where the contract's root file is in the project. */
+  copy: string;
+  spec: string;
+  basePath: string;
+  /** The handler the test writes (replacing its stub): its name and file. */
+  handler: { name: string; source: string };
+  /** The project's src/security.ts, accepting the test's credentials. */
+  security: string;
+  /** An operation left a stub, which the server names at start. */
+  stub: string;
+  requests: Check[];
+  /** A path the mock answers 200. */
+  mockPath: string;
+  removeOperation: (contract: string) => string;
+}
+
+const handler = (name: string, body: string) => `import type { TypedHandler } from 'contract-kit';
+import type { Operations } from '../../generated/operations.js';
+import type { Context } from '../context.js';
+
+export const ${name}: TypedHandler<Operations['${name}'], Context> = () => ({ status: 200, body: ${body} });
+`;
+
+const problem = (status: number) => ({ type: 'about:blank', status });
+const form = { 'Content-Type': 'application/x-www-form-urlencoded' };
+const json = { 'Content-Type': 'application/json' };
+
+export const ADOPTIONS: Adoption[] = [
+  {
+    name: 'OpenAPI 3.0: apiKey, OAuth 2 scopes, form, multipart and bytes',
+    dir: 'library',
+    copy: 'library-3.0.yaml',
+    spec: 'library-3.0.yaml',
+    basePath: '/library',
+    handler: { name: 'listBooks', source: handler('listBooks', "[{ title: 'Emma', copies: 3 }]") },
+    security: `import type { Verifier } from 'contract-kit';
+
+export const security: Record<string, Verifier> = {
+  headerKey: (c) => ('key' in c && c.key === 'good' ? { caller: 'desk' } : undefined),
+  queryKey: (c) => ('key' in c && c.key === 'good' ? { caller: 'kiosk' } : undefined),
+  oauth: (c) => ('token' in c && c.token === 'good' ? { caller: 'librarian', scopes: ['books:write'] } : undefined),
+};
+`,
+    stub: 'putCover',
+    requests: [
+      { what: 'the handler written, public', path: '/books', status: 200, body: { 0: { title: 'Emma' } } },
+      {
+        what: 'a stub, with a key',
+        path: '/books/9780441013593/cover',
+        init: { method: 'PUT', headers: { 'X-Library-Key': 'good', 'Content-Type': 'application/octet-stream' }, body: 'bytes' },
+        status: 501,
+        body: problem(501),
+      },
+      {
+        what: 'no key',
+        path: '/books/9780441013593/cover',
+        init: { method: 'PUT', headers: { 'Content-Type': 'application/octet-stream' }, body: 'bytes' },
+        status: 401,
+        headers: { 'www-authenticate': null },
+        body: problem(401),
+      },
+      {
+        what: 'no token',
+        path: '/books',
+        init: { method: 'POST', headers: form, body: 'title=Emma&copies=3' },
+        status: 401,
+        headers: { 'www-authenticate': 'Bearer realm="Library loans", scope="books:write"' },
+      },
+      {
+        what: 'a form that breaks its schema',
+        path: '/books',
+        init: { method: 'POST', headers: { ...form, Authorization: 'Bearer good' }, body: 'title=&copies=none' },
+        status: 400,
+        headers: { 'content-type': 'application/problem+json; charset=utf-8' },
+        body: problem(400),
+      },
+    ],
+    mockPath: '/books',
+    removeOperation: (contract) => contract.replace(/\n {2}\/scans:[\s\S]*?(?=\ncomponents:)/, ''),
+  },
+  {
+    name: 'OpenAPI 3.1: HTTP Basic or bearer, XML, a webhook, two servers, odd operationIds',
+    dir: 'rail',
+    copy: 'rail-3.1.yaml',
+    spec: 'rail-3.1.yaml',
+    basePath: '/api+v2',
+    handler: { name: 'getStations', source: handler('getStations', "[{ id: 1, name: 'Central' }]") },
+    security: `import type { Verifier } from 'contract-kit';
+
+export const security: Record<string, Verifier> = {
+  basicAuth: (c) => ('password' in c && c.password === 'good' ? { caller: c.username } : undefined),
+  bearerAuth: (c) => ('token' in c && c.token === 'good' ? { caller: 'holder' } : undefined),
+};
+`,
+    stub: 'createBooking',
+    requests: [
+      { what: 'the handler written, public', path: '/stations?limit=3', status: 200, body: { 0: { name: 'Central' } } },
+      {
+        what: 'a stub, with HTTP Basic',
+        path: '/bookings',
+        init: {
+          method: 'POST',
+          headers: { ...json, Authorization: `Basic ${Buffer.from('ada:good').toString('base64')}` },
+          body: '{"station":1,"seats":2}',
+        },
+        status: 501,
+      },
+      {
+        what: 'an XML body that is not XML',
+        path: '/bookings',
+        init: { method: 'POST', headers: { 'Content-Type': 'application/xml', Authorization: 'Bearer good' }, body: 'not xml at all' },
+        status: 400,
+        body: problem(400),
+      },
+      {
+        what: 'no credentials',
+        path: '/bookings',
+        init: { method: 'POST', headers: json, body: '{"station":1,"seats":2}' },
+        status: 401,
+        headers: { 'www-authenticate': 'Basic realm="Rail bookings", Bearer realm="Rail bookings"' },
+      },
+      { what: 'a webhook is not routed', path: '/bookingConfirmed', init: { method: 'POST' }, status: 404 },
+    ],
+    mockPath: '/stations',
+    removeOperation: (contract) => contract.replace(/\n {2}\/stations\/\{station-id\}\/map\.png:[\s\S]*?(?=\n {2}\/bookings:)/, ''),
+  },
+  {
+    name: 'OpenAPI 3.1 in several files',
+    dir: 'parts',
+    copy: 'multi-file',
+    spec: 'multi-file/openapi.yaml',
+    basePath: '',
+    handler: { name: 'listParts', source: handler('listParts', "[{ sku: 'ABC-1234', weight: 2 }]") },
+    security: "import type { Verifier } from 'contract-kit';\n\nexport const security: Record<string, Verifier> = {};\n",
+    stub: 'addPart',
+    requests: [
+      { what: 'the handler written', path: '/parts', status: 200 },
+      { what: 'a stub', path: '/parts', init: { method: 'POST', headers: json, body: '{"sku":"ABC-1234","weight":2}' }, status: 501 },
+      {
+        what: 'a body against a schema of another file',
+        path: '/parts',
+        init: { method: 'POST', headers: json, body: '{"sku":"abc","weight":2}' },
+        status: 400,
+        body: { errors: [{ pointer: '/sku' }] },
+      },
+    ],
+    mockPath: '/parts',
+    removeOperation: (contract) => contract.replace(/\n {2}\/parts:\n {4}\$ref: \.\/paths\/parts\.yaml/, '\n  {}'),
+  },
+];
