@@ -20,7 +20,7 @@ export interface ServerObject {
 /** A path item: its operations by method, and the parameters they share. */
 type PathItem = Record<string, unknown> & { parameters?: unknown[]; $ref?: string };
 
-/** Scheme names, each with the scopes it needs (OAuth 2 and OpenID Connect; other schemes list none). */
+/** Scheme names, each with the scopes (OAuth 2, OpenID Connect) or roles (any other scheme, in OpenAPI 3.1) it needs. */
 export type SecurityRequirement = Record<string, string[]>;
 
 /** A contract the kit cannot serve, with the place in it that says why. */

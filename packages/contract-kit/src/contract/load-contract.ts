@@ -35,6 +35,15 @@ function asContract(value: unknown, label: string): OpenApiDocument {
   return doc as OpenApiDocument;
 }
 
+/** A text that looks like JSON: parsed as JSON, or as YAML when it is not (YAML's flow style looks the same). */
+function jsonOrYaml(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return parse(text, { maxAliasCount: 1000 });
+  }
+}
+
 /**
  * Parses the text of a contract (YAML or JSON) that has only local `$ref`s.
  * @throws ContractError naming `label` (and the line, for YAML that does not parse)
@@ -42,7 +51,8 @@ function asContract(value: unknown, label: string): OpenApiDocument {
 export function parseContract(text: string, label: string): OpenApiDocument {
   let value: unknown;
   try {
-    value = parse(text, { maxAliasCount: 1000 });
+    // JSON is YAML too, but JSON.parse reads a large JSON contract 40 to 100 times faster.
+    value = /^\s*\{/.test(text) ? jsonOrYaml(text) : parse(text, { maxAliasCount: 1000 });
   } catch (cause) {
     throw new ContractError(label, `is not valid YAML or JSON: ${(cause as Error).message}`, { cause });
   }

@@ -12,6 +12,8 @@ export interface Parameter {
   required: boolean;
   /** The schema's `type` (after a `$ref`), when it names one. */
   type: string | undefined;
+  /** Whether an array or object is sent as repeated parameters (`explode`, true by default for query and cookie parameters). */
+  explode: boolean;
   schema: unknown;
 }
 
@@ -76,6 +78,8 @@ function parametersOf(doc: OpenApiDocument, pathLevel: unknown[], opLevel: unkno
         in: p.in as Parameter['in'],
         required: p.required === true || p.in === 'path',
         type: typeof type === 'string' ? type : undefined,
+        explode:
+          typeof p.explode === 'boolean' ? p.explode : (p.style ?? (p.in === 'query' || p.in === 'cookie' ? 'form' : 'simple')) === 'form',
         schema,
       });
     });

@@ -8,6 +8,7 @@ import { MAX_PROPERTIES } from './strict-json.js';
 import { declaredContent, type AnyHandler } from './handlers.js';
 import { HttpProblem, problemDetails, type KitProblemCode, type ProblemFormatter } from './problems.js';
 import { setState, stateOf, RequestState } from './request-state.js';
+import { unknownFormats } from './schema-fixes.js';
 import { checkRequirements, securitySchemesOf, type Verifier } from './security.js';
 import { chain, stepsOf, type Steps } from './steps.js';
 import { unwrittenHandler } from './stubs.js';
@@ -23,7 +24,7 @@ export interface ContractServerOptions<Context extends object = object> {
    * The handler of each operation, by its name (see operationNames). One missing answers 501.
    * Check the map against the contract with `satisfies Handlers<Operations, Context>`.
    */
-  handlers: Readonly<Record<string, ((input: never, context: never) => unknown) | undefined>>;
+  handlers: Readonly<Record<string, AnyHandler<Context> | undefined>>;
   /** One verifying function per security scheme of the contract, by its name. A scheme without one refuses every request. */
   security?: Readonly<Record<string, Verifier | undefined>>;
   /** Builds the error body of every refusal and failure. @default problemDetails (RFC 9457) */
@@ -102,6 +103,8 @@ function checkOperation(op: Operation, label: string): void {
     if (value !== null && Number.isNaN(Date.parse(value))) throw new ContractError(where, `${key} ${JSON.stringify(value)} is not a date`);
   }
   if (/[*()]/.test(op.path)) throw new ContractError(where, `the path ${op.path} has a character the router cannot take (*, ( or ))`);
+  if (/[?#]/.test(op.path))
+    throw new ContractError(where, `the path ${op.path} holds a query or a fragment (? or #), which OpenAPI paths may not`);
 }
 
 /**
@@ -126,21 +129,25 @@ export function contractServer<Context extends object = object>(options: Contrac
   const warn = options.onWarning ?? ((message: string) => console.warn(message));
   for (const name of schemes.keys())
     if (!verifiers[name]) warn(`security scheme ${name} has no verifying function: every request it secures is refused`);
+  const unknown = unknownFormats(doc);
+  if (unknown.length > 0) warn(`the validator does not know the format(s) ${unknown.join(', ')}: any value passes them`);
   const stepOptions = {
     doc,
     limits: { limitBytes: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES, maxProperties: options.maxProperties ?? MAX_PROPERTIES },
     validateResponses: options.validateResponses ?? true,
+    formats: Object.fromEntries(unknown.map((name) => [name, () => true])),
     now: options.now ?? Date.now,
     context: options.context,
   };
   const realm = options.realm ?? doc.info.title;
   const router = FindMyWay({ caseSensitive: true, ignoreTrailingSlash: false, maxParamLength: 8192 });
+  const unwritten: string[] = [];
   for (const op of operations) {
     checkOperation(op, label);
     checkRequirements(op.security, schemes, `${label}${op.pointer}`);
-    const handler = options.handlers[op.name] as AnyHandler | undefined;
-    const unwritten = unwrittenHandler(op, handler);
-    if (unwritten) warn(unwritten);
+    const handler = options.handlers[op.name];
+    const reason = unwrittenHandler(op, handler);
+    if (reason) unwritten.push(reason);
     const steps = stepsOf(op, { requirements: op.security, schemes, verifiers, realm }, handler, stepOptions);
     const run = chain(options.pipeline ? options.pipeline(op, steps) : Object.values(steps));
     for (const basePath of basePaths) {
@@ -152,12 +159,19 @@ export function contractServer<Context extends object = object>(options: Contrac
       }
     }
   }
+  // One line however many: a contract served before its handlers are written has hundreds.
+  if (unwritten.length > 0)
+    warn(
+      unwritten.length <= 10 ? unwritten.join('; ') : `${unwritten.slice(0, 10).join('; ')}; and ${unwritten.length - 10} more like them`,
+    );
   const methods = [...new Set(operations.map((op) => op.method.toUpperCase()))];
   const unmatched = chain(options.unmatched ?? []);
 
   const find = (method: string, path: string) => {
     const found = router.find(method as 'GET', path) ?? (method === 'HEAD' ? router.find('GET', path) : null);
-    return found && { route: found.store as Route, params: found.params as Record<string, string | undefined> };
+    // `/items/` is not `/items/{id}` with an empty id.
+    if (!found || Object.values(found.params).some((value) => !value)) return null;
+    return { route: found.store as Route, params: found.params as Record<string, string | undefined> };
   };
 
   const contractRouter: RequestHandler = (req, res, next) => {

@@ -40,24 +40,32 @@ export interface KitContext<Caller = unknown> {
   response: Response;
 }
 
-/** A handler as the kit calls it; typed per operation by the generated handler types. */
-export type AnyHandler<Context = unknown> = (input: HandlerInput, context: KitContext & Context) => Promise<HandlerResult> | HandlerResult;
+/**
+ * A handler as the kit calls it: any handler of an operation (a TypedHandler too, whose input is
+ * narrower) is one. Declared as a method, whose parameters TypeScript compares both ways.
+ */
+export type AnyHandler<Context = unknown> = {
+  handle(input: HandlerInput, context: KitContext & Context): Promise<HandlerResult> | HandlerResult;
+}['handle'];
 
-/** A parameter's text as its schema types it (the validator has checked it fits). */
+/** A scalar parameter's text as its type says. */
+function scalar(value: string, type: unknown): unknown {
+  if (type === 'integer' || type === 'number') return Number(value);
+  if (type === 'boolean') return value === 'true';
+  return value;
+}
+
+/**
+ * A parameter's text as its schema types it (the validator has checked it fits): numbers and
+ * booleans as such; an array from a repeated query parameter, or from `a,b` (a header, a path
+ * parameter, a query or cookie parameter with `explode: false`).
+ */
 function typed(value: unknown, parameter: Parameter): unknown {
-  if (Array.isArray(value)) return value.map((v) => typed(v, { ...parameter, type: undefined }));
-  if (typeof value !== 'string') return value;
-  switch (parameter.type) {
-    case 'integer':
-    case 'number':
-      return Number(value);
-    case 'boolean':
-      return value === 'true';
-    case 'array':
-      return [value];
-    default:
-      return value;
-  }
+  if (parameter.type !== 'array') return typeof value === 'string' ? scalar(value, parameter.type) : value;
+  const items = (parameter.schema as { items?: { type?: unknown } } | undefined)?.items?.type;
+  const exploded = (parameter.in === 'query' || parameter.in === 'cookie') && parameter.explode;
+  const list = Array.isArray(value) ? (value as string[]) : typeof value === 'string' ? (exploded ? [value] : value.split(',')) : [];
+  return list.map((item) => scalar(item, items));
 }
 
 /** The handler's input: each declared parameter typed, the body as read (with a multipart body's files). */

@@ -35,18 +35,21 @@ export function kindOf(essence: string): BodyKind {
 
 /**
  * The media type of `declared` (an operation's `content` keys) that a request or response of
- * `essence` falls under: the same type, else a `type/*` range, else `*\/*`; undefined for none.
+ * `essence` falls under: the same type, else a range of its suffix (`application/*+json`, which
+ * ASP.NET contracts declare), else a `type/*` range, else `*\/*`; undefined for none.
  */
 export function matchMediaType(declared: readonly string[], essence: string): string | undefined {
-  const [type] = essence.split('/');
+  const [type, subtype = ''] = essence.split('/');
+  const suffix = subtype.includes('+') ? subtype.slice(subtype.lastIndexOf('+')) : undefined;
   const ranked = (key: string) => {
-    const wanted = essenceOf(key) ?? key.toLowerCase();
+    const wanted = key.split(';')[0]!.trim().toLowerCase();
     if (wanted === essence) return 0;
-    if (wanted === `${type}/*`) return 1;
-    if (wanted === '*/*') return 2;
-    return 3;
+    if (suffix && wanted === `${type}/*${suffix}`) return 1;
+    if (wanted === `${type}/*`) return 2;
+    if (wanted === '*/*') return 3;
+    return 4;
   };
   let best: string | undefined;
-  for (const key of declared) if (ranked(key) < 3 && (best === undefined || ranked(key) < ranked(best))) best = key;
+  for (const key of declared) if (ranked(key) < 4 && (best === undefined || ranked(key) < ranked(best))) best = key;
   return best;
 }

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { OpenApiDocument } from '../contract/document.js';
+import { resolveRef, type OpenApiDocument } from '../contract/document.js';
 import type { Operation } from '../contract/operations.js';
 import { readParsedBody, type BodyLimits } from './bodies.js';
 import { deprecationHeaders } from './deprecation.js';
@@ -39,6 +39,8 @@ export interface StepOptions {
   doc: OpenApiDocument;
   limits: BodyLimits;
   validateResponses: boolean;
+  /** Formats the contract names that the validator does not know: any value passes them. */
+  formats: Record<string, () => boolean>;
   now: () => number;
   context: ((req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1]) => object) | undefined;
 }
@@ -64,12 +66,37 @@ export function chain(handlers: readonly RequestHandler[]): RequestHandler {
   };
 }
 
-function bodyStep(op: Operation, limits: BodyLimits): RequestHandler {
+/** The names of a form's fields whose schema is an array, for a media type the operation declares. */
+function arrayFields(doc: OpenApiDocument, op: Operation, mediaType: string): Set<string> {
+  const schema = resolveRef<{ properties?: Record<string, unknown> } | undefined>(doc, op.requestBody?.content[mediaType]?.schema);
+  const fields = new Set<string>();
+  for (const [name, property] of Object.entries(schema?.properties ?? {})) {
+    if (resolveRef<{ type?: unknown } | undefined>(doc, property)?.type === 'array') fields.add(name);
+  }
+  return fields;
+}
+
+/** A form's fields with each one its schema makes an array given as one (`?tag=a`) or several (`?tag=a&tag=b`). */
+function withArrays(value: unknown, arrays: Set<string>): unknown {
+  if (arrays.size === 0 || typeof value !== 'object' || value === null) return value;
+  const fields = value as Record<string, unknown>;
+  for (const name of arrays) if (fields[name] !== undefined && !Array.isArray(fields[name])) fields[name] = [fields[name]];
+  return fields;
+}
+
+function bodyStep(doc: OpenApiDocument, op: Operation, limits: BodyLimits): RequestHandler {
   const declared = Object.keys(op.requestBody?.content ?? {});
+  const arraysOf = new Map<string, Set<string>>();
   return async (req, _res, next) => {
     const { headers } = req;
     if (!op.requestBody) return next();
     if (headers['transfer-encoding'] === undefined && !(Number(headers['content-length'] ?? 0) > 0)) {
+      // An empty form is a form without fields; an empty JSON body is no body.
+      const empty = essenceOf(headers['content-type']);
+      if (empty === 'application/x-www-form-urlencoded' && matchMediaType(declared, empty)) {
+        req.body = {};
+        return next();
+      }
       if (op.requestBody.required) throw invalidRequest([{ field: 'body', message: 'is required' }], 'The request body is missing.');
       return next();
     }
@@ -91,7 +118,11 @@ function bodyStep(op: Operation, limits: BodyLimits): RequestHandler {
       throw new HttpProblem<KitProblemCode>(415, 'unsupported_media_type', `The request body must be ${essence} in UTF-8, not ${charset}.`);
     }
     const parsed = await readParsedBody(req, kind, limits);
-    req.body = parsed.value;
+    if (kind === 'form' || kind === 'multipart') {
+      let arrays = arraysOf.get(mediaType);
+      if (!arrays) arraysOf.set(mediaType, (arrays = arrayFields(doc, op, mediaType)));
+      req.body = withArrays(parsed.value, arrays);
+    } else req.body = parsed.value;
     state(req).files = parsed.files;
     next();
   };
@@ -101,7 +132,7 @@ function bodyStep(op: Operation, limits: BodyLimits): RequestHandler {
  * express-openapi-validator for the operation, made on its first request (one per body kind it
  * sees), shown the request's URL as validatorUrl while it runs.
  */
-function validateStep(doc: OpenApiDocument, op: Operation, validateResponses: boolean): RequestHandler {
+function validateStep(doc: OpenApiDocument, op: Operation, options: Pick<StepOptions, 'validateResponses' | 'formats'>): RequestHandler {
   const names = pathParameterNames(op);
   const byKind = new Map<BodyKind | 'none', RequestHandler>();
   let document: OpenApiDocument | undefined;
@@ -111,7 +142,7 @@ function validateStep(doc: OpenApiDocument, op: Operation, validateResponses: bo
     let validator = byKind.get(kind);
     if (!validator) {
       document ??= validatorDocument(doc, op);
-      validator = chain(operationValidator(document, kind, validateResponses));
+      validator = chain(operationValidator(document, kind, options));
       byKind.set(kind, validator);
     }
     const url = req.url;
@@ -158,8 +189,8 @@ export function stepsOf(op: Operation, plan: SecurityPlan, handler: AnyHandler |
       if (details.length > 0) throw invalidRequest(details);
       next();
     },
-    body: bodyStep(op, options.limits),
-    validate: validateStep(options.doc, op, options.validateResponses),
+    body: bodyStep(options.doc, op, options.limits),
+    validate: validateStep(options.doc, op, options),
     handler: async (req, res) => {
       if (!handler) throw notImplemented(op);
       const { authentication } = state(req);

@@ -3,6 +3,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import { resolveRef, unescapePointer, type OpenApiDocument } from '../contract/document.js';
 import type { Operation } from '../contract/operations.js';
 import { isLengthGuardError, lengthBeforePattern } from './length-before-pattern.js';
+import { fixSchemas, validatorParameter } from './schema-fixes.js';
 import { essenceOf, kindOf, type BodyKind } from './media-types.js';
 import { HttpProblem, invalidRequest, type KitProblemCode, type ProblemDetail } from './problems.js';
 
@@ -62,12 +63,15 @@ export function validatorUrl(names: readonly string[], params: Record<string, st
   return query < 0 ? path : `${path}${url.slice(query)}`;
 }
 
-/** An operation's parameters with each path parameter renamed `p0`, `p1`... in the order its path names them. */
+/**
+ * An operation's parameters as the validator reads them (validatorParameter), each path
+ * parameter renamed `p0`, `p1`... in the order its path names them.
+ */
 function renamed(doc: OpenApiDocument, parameters: unknown, names: readonly string[], where: string): unknown[] | undefined {
   if (!Array.isArray(parameters)) return undefined;
   return (parameters as unknown[]).map((raw, i): unknown => {
-    const p = resolveRef<Record<string, unknown>>(doc, raw, `${where}/parameters/${i}`);
-    return p.in === 'path' ? { ...p, name: `p${names.indexOf(p.name as string)}` } : raw;
+    const p = validatorParameter(doc, resolveRef<Record<string, unknown>>(doc, raw, `${where}/parameters/${i}`));
+    return p.in === 'path' ? { ...p, name: `p${names.indexOf(p.name as string)}` } : p;
   });
 }
 
@@ -93,7 +97,8 @@ export function validatorDocument(doc: OpenApiDocument, op: Operation): OpenApiD
       required: op.requestBody.required,
       content: Object.fromEntries(
         Object.entries(op.requestBody.content).map(([mediaType, media]) => [
-          mediaType,
+          // The validator matches `type/*` ranges only; the body step matched the suffix of `application/*+json`.
+          mediaType.replace(/^([^/]+)\/\*\+[^;]*/, '$1/*'),
           { ...media, schema: validatedSchema(kindOf(essenceOf(mediaType) ?? mediaType), media.schema) },
         ]),
       ),
@@ -107,14 +112,15 @@ export function validatorDocument(doc: OpenApiDocument, op: Operation): OpenApiD
   const { components, paths } = componentsOf(doc, only);
   const schemes = doc.components?.securitySchemes ?? {};
   if (schemeNames.length > 0) components.securitySchemes = Object.fromEntries(schemeNames.map((name) => [name, schemes[name]]));
-  return lengthBeforePattern({
+  const document: OpenApiDocument = {
     openapi: doc.openapi,
     info: doc.info,
     servers: [{ url: '/' }],
     // A $ref into another path's parts (rare) needs that path: the contract's paths come along.
     paths: { ...(paths ? doc.paths : {}), [validatorPath(names.length)]: only },
     components,
-  });
+  };
+  return lengthBeforePattern(fixSchemas(structuredClone(document)));
 }
 
 /**
@@ -123,16 +129,22 @@ export function validatorDocument(doc: OpenApiDocument, op: Operation): OpenApiD
  * schema types) and every response the handler sends as JSON. It is given validatorDocument,
  * and reads the request's URL (`useRequestUrl`), which the validate step sets to validatorUrl.
  */
-export function operationValidator(document: OpenApiDocument, kind: BodyKind | 'none', validateResponses: boolean): RequestHandler[] {
+export function operationValidator(
+  document: OpenApiDocument,
+  kind: BodyKind | 'none',
+  options: { validateResponses: boolean; formats: Record<string, () => boolean> },
+): RequestHandler[] {
   return OpenApiValidator.middleware({
     apiSpec: document as never,
     validateApiSpec: false,
     validateRequests: {
       allowUnknownQueryParameters: false,
-      coerceTypes: kind === 'form' || kind === 'multipart' ? 'array' : false,
+      // A form's fields are strings: coerced to the scalar their schema names (the body step makes the arrays).
+      coerceTypes: kind === 'form' || kind === 'multipart',
       allErrors: true,
     },
-    validateResponses: validateResponses ? { removeAdditional: false, allErrors: true } : false,
+    validateResponses: options.validateResponses ? { removeAdditional: false, allErrors: true } : false,
+    formats: options.formats,
     validateSecurity: false,
     validateFormats: true,
     fileUploader: false,
@@ -168,16 +180,21 @@ const LOCATION: Record<string, string> = {
 
 /**
  * `/body/name` → `body.name`; `/query/limit` → `query.limit`; `/params/p0` → `path.petId` (the
- * name the contract gives it). A path in slashes is split on slashes only, so a name with dots is kept.
+ * name the contract gives it); a path that names no part of the request is the body's (the
+ * validator's discriminator errors). A path in slashes is split on slashes only, so a name with
+ * dots is kept.
  */
 function fieldOf(path: string, names: readonly string[], rawLast: boolean): string {
+  // The URL the validator was shown (validatorUrl): an error about the body as a whole.
+  if (path === '/op' || path.startsWith('/op/')) return 'body';
   const trimmed = path.replace(/^\.?\/?/, '');
   const parts = (path.includes('/') ? trimmed.split('/') : trimmed.split('.'))
     .filter(Boolean)
     .map((part, i, all) => (rawLast && i === all.length - 1 ? part : unescapePointer(part)));
   const [where = 'request', ...rest] = parts;
   if ((where === 'params' || where === 'path') && /^p\d+$/.test(rest[0] ?? '')) rest[0] = names[Number(rest[0]!.slice(1))] ?? rest[0]!;
-  return [LOCATION[where] ?? where, ...rest].join('.');
+  const location = LOCATION[where];
+  return location ? [location, ...rest].join('.') : ['body', where, ...rest].join('.');
 }
 
 /** Fields a 400 names at most. */
@@ -198,6 +215,8 @@ export function problemOfValidatorError(error: ValidatorError, op: Operation, re
         .map((e) => ({ field: fieldOf(e.path, names, RAW_NAME_ERRORS.has(e.errorCode ?? '')), message: e.message }));
       return invalidRequest(details.length > 0 ? details : [{ field: 'request', message: error.message }]);
     }
+    case 404:
+      return new HttpProblem<KitProblemCode>(404, 'not_found', `Nothing is at ${req.originalUrl.split('?')[0]}.`);
     case 413:
       return new HttpProblem<KitProblemCode>(413, 'payload_too_large', 'The request body is too large.');
     case 415:
