@@ -1,14 +1,16 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { connectRedis, REDIS_RETRY_AFTER_MS, redisCounters } from '../../src/service/limits/redis-counters.js';
+import { REDIS_RETRY_AFTER_MS, redisCounters } from '../../src/service/limits/redis-counters.js';
 import { PostgresStore } from '../../src/service/store/postgres/postgres-store.js';
 import {
   dropTestSchemas,
   newRedisPrefix,
   newSchemaName,
   postgresEnabled,
+  readyRedis,
   redisEnabled,
   TEST_DATABASE_URL,
   TEST_REDIS_URL,
+  untilReady,
 } from '../support/services.js';
 import { startTcpProxy } from '../../scripts/support/tcp-proxy.js';
 import { prometheusMetrics } from '../../src/service/metrics/prometheus.js';
@@ -172,14 +174,16 @@ describe.skipIf(!redisEnabled())('Redis down or slow', () => {
   it('keeps answering with the rate-limit headers from memory, and shares limits again when Redis is back', async () => {
     const { proxy, url } = await proxied(TEST_REDIS_URL, 6379);
     const { prefix, cleanup } = newRedisPrefix();
-    const client = connectRedis({ url, commandTimeoutMs: 100 });
+    // 2 s: each stalled request waits this long; while Redis forwards, no command comes near it
+    // (a local PING takes 0.2 ms, at most 7 ms with both cores busy), so none falls back to memory.
+    const client = await readyRedis({ url, commandTimeoutMs: 2_000 });
     let fallbacks = 0;
     const server = await startTestServer({ counters: redisCounters(client, prefix, () => fallbacks++) });
     try {
-      for (let i = 0; i < 50 && client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
       const key = await server.newKey('free');
       const get = () => fetch(`${server.baseUrl}/pets`, { headers: { Authorization: `Bearer ${key}` } });
       expect((await get()).headers.get('x-ratelimit-remaining')).toBe('59');
+      expect(fallbacks, 'counted in Redis').toBe(0);
       for (const mode of ['stall', 'refuse'] as const) {
         proxy.setMode(mode);
         const started = Date.now();
@@ -190,10 +194,12 @@ describe.skipIf(!redisEnabled())('Redis down or slow', () => {
       }
       expect(fallbacks).toBeGreaterThan(0);
       proxy.setMode('forward');
-      for (let i = 0; i < 100 && client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 50));
-      // Redis is asked again REDIS_RETRY_AFTER_MS after its last failure.
+      await untilReady(client);
+      // Redis is asked again REDIS_RETRY_AFTER_MS after its last failure, which came before this.
       await new Promise((r) => setTimeout(r, REDIS_RETRY_AFTER_MS));
+      const before = fallbacks;
       expect((await get()).headers.get('x-ratelimit-remaining')).toBe('58');
+      expect(fallbacks, 'counted in Redis again').toBe(before);
     } finally {
       client.disconnect();
       await server.close();

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import pg from 'pg';
 import { Redis } from 'ioredis';
+import { connectRedis, type RedisOptions } from '../../src/service/limits/redis-counters.js';
 
 /**
  * The real PostgreSQL and Redis the scale-out tests run against: TEST_DATABASE_URL and
@@ -64,4 +66,24 @@ export function newRedisPrefix(): { prefix: string; cleanup: () => Promise<void>
       client.disconnect();
     },
   };
+}
+
+/**
+ * A Redis connection as the service makes it (connectRedis), once it is ready: before that,
+ * counters on it count in memory (the fallback), which a test would take for a miscount.
+ */
+export async function readyRedis(options: RedisOptions): Promise<Redis> {
+  const client = connectRedis(options);
+  try {
+    if (client.status !== 'ready') await once(client, 'ready');
+  } catch (error) {
+    client.disconnect();
+    throw error;
+  }
+  return client;
+}
+
+/** Resolves once `client`, reconnecting after an outage, is ready again (the errors of its attempts meanwhile are expected). */
+export function untilReady(client: Redis): Promise<void> {
+  return client.status === 'ready' ? Promise.resolve() : new Promise((resolve) => client.once('ready', () => resolve()));
 }
