@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { killAtEnd, outputOf } from '../support/processes.js';
 import { ROOT, run } from '../support/run.js';
 
 // Supervisors and Docker signal the process they started: for `npm start` and `npm run serve`
@@ -32,30 +33,17 @@ describe.each([
         LOG_LEVEL: 'info',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
+      // A group of its own, killed whole when the test ends: what npm leaves behind goes too.
+      detached: true,
     });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, sig) => resolve(code ?? sig)));
-    try {
-      const origin = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`did not start:\n${output}`)), 30_000);
-        child.stdout.on('data', () => {
-          const match = /"port":(\d+)/.exec(output);
-          if (match) {
-            clearTimeout(timer);
-            resolve(`http://127.0.0.1:${match[1]}`);
-          }
-        });
-      });
-      expect((await fetch(`${origin}/healthz`)).status).toBe(200);
-      child.kill(signal);
-      expect(await exited).toBe(0);
-      expect(output).toContain('"msg":"stopped"');
-      // Nothing is left answering on the port.
-      await expect(fetch(`${origin}/healthz`)).rejects.toThrow();
-    } finally {
-      child.kill('SIGKILL');
-    }
+    killAtEnd(child, { group: true });
+    const npm = outputOf(child);
+    const origin = `http://127.0.0.1:${(await npm.written(/"port":(\d+)/))[1]}`;
+    expect((await fetch(`${origin}/healthz`)).status).toBe(200);
+    child.kill(signal);
+    expect(await npm.exited).toBe(0);
+    expect(npm.stdout()).toContain('"msg":"stopped"');
+    // Nothing is left answering on the port.
+    await expect(fetch(`${origin}/healthz`)).rejects.toThrow();
   }, 60_000);
 });

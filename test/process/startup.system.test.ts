@@ -1,11 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/shared/free-port.js';
+import { killAtEnd, outputOf } from '../support/processes.js';
 import { ROOT } from '../support/run.js';
 import { PostgresStore } from '../../src/service/store/postgres/postgres-store.js';
 import {
@@ -23,17 +23,6 @@ import { startTcpProxy } from '../../scripts/support/tcp-proxy.js';
 // PostgreSQL or Redis that is not up yet is waited for, then given up with one line and exit 1.
 
 const dir = mkdtempSync(join(tmpdir(), 'animal-store-startup-'));
-/** The processes of the test under way: each is killed after it, whatever happened (a failure, the test's timeout). */
-const running: ChildProcess[] = [];
-afterEach(async () => {
-  const exits = running.splice(0).map(async (child) => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await once(child, 'exit');
-    }
-  });
-  await Promise.all(exits);
-});
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
   await dropTestSchemas();
@@ -54,31 +43,11 @@ function service(env: Record<string, string>) {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  running.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
-  /**
-   * The first match of `pattern` in stdout, once written; rejects if the process exits first. No
-   * deadline of its own: the test's timeout is the one, and a slow machine only makes it wait.
-   */
-  const stdoutMatch = (pattern: RegExp) =>
-    new Promise<RegExpExecArray>((resolve, reject) => {
-      const look = () => {
-        const match = pattern.exec(stdout);
-        if (!match) return;
-        child.stdout.off('data', look);
-        resolve(match);
-      };
-      child.stdout.on('data', look);
-      look();
-      void exited.then((code) => reject(new Error(`exited (${code}) before writing ${pattern}:\n${stdout}${stderr}`)));
-    });
+  killAtEnd(child);
+  const output = outputOf(child);
   /** The port of the listening line. */
-  const port = async () => Number((await stdoutMatch(/"port":(\d+)[^\n]*"msg":"listening"/))[1]);
-  return { child, exited, port, stdoutMatch, stdout: () => stdout, stderr: () => stderr };
+  const port = async () => Number((await output.written(/"port":(\d+)[^\n]*"msg":"listening"/))[1]);
+  return { child, port, ...output };
 }
 
 const jsonLines = (text: string) =>
@@ -163,7 +132,7 @@ describe('start-up', () => {
     async () => {
       const port = await freePort();
       const run = service({ DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/test`, STARTUP_TIMEOUT_MS: '30000' });
-      await run.stdoutMatch(/does not answer yet/);
+      await run.written(/does not answer yet/);
       run.child.kill('SIGTERM');
       expect(await run.exited).toBe(0);
       expect(jsonLines(run.stdout()).some((l) => l.msg === 'stopped before it started')).toBe(true);
@@ -202,7 +171,7 @@ describe('start-up', () => {
       const run = service({ DATABASE_URL: url.href, STARTUP_TIMEOUT_MS: '20000' });
       try {
         // Up once the service has been refused and said it tries again.
-        await run.stdoutMatch(/does not answer yet/);
+        await run.written(/does not answer yet/);
         proxy.setMode('forward');
         const port = await run.port();
         expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
