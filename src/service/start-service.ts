@@ -135,18 +135,22 @@ function gracefulStop(server: Server, shutdownTimeoutMs: number, logger: Logger,
 
 /**
  * Stops the service on SIGTERM or SIGINT (however it was started: npm, node, a container's PID
- * 1), then exits 0. A second signal while it stops cuts the grace period: in-flight requests'
- * connections are closed at once.
+ * 1), then exits 0 (1 if the stop failed) through `exit`. A second signal while it stops cuts the
+ * grace period: in-flight requests' connections are closed at once.
  */
-export function stopOnSignals(service: RunningService, onSignal: (signal: NodeJS.Signals, again: boolean) => void): void {
+export function stopOnSignals(
+  service: RunningService,
+  onSignal: (signal: NodeJS.Signals, again: boolean) => void,
+  exit: (code: number) => void = (code) => process.exit(code),
+): void {
   let signalled = false;
   const handle = (signal: NodeJS.Signals) => {
     onSignal(signal, signalled);
     const stopping = service.stop(signalled ? { graceMs: 0 } : {});
     if (!signalled)
       stopping.then(
-        () => process.exit(0),
-        () => process.exit(1),
+        () => exit(0),
+        () => exit(1),
       );
     signalled = true;
   };
