@@ -22,7 +22,7 @@ const HELP = `Usage: npm run sandbox [-- --port N]
 
 Runs the real Animal Store server (validation, keys, limits, bans, pagination) on a throw-away
 SQLite store, seeded with the animals of the contract's examples, and prints a test key for
-each plan. The store is deleted when the sandbox stops (Ctrl+C).
+each plan. The store is deleted when the sandbox stops (Ctrl+C, SIGTERM, SIGHUP).
 
 Options:
   --port N      Port to listen on (default 3030; 0 picks a free one).
@@ -65,6 +65,9 @@ async function main(): Promise<void> {
   }).catch((error: NodeJS.ErrnoException) => {
     throw error.code === 'EADDRINUSE' ? new Error(`Port ${port} is in use; pick another with --port.`) : error;
   });
+  // Before it says where it is: whoever reads that may stop it at once. SIGHUP too: the terminal
+  // it runs in may close. Its store goes with it, whatever stops it.
+  stopOnSignals(service, { signals: ['SIGTERM', 'SIGINT', 'SIGHUP'] });
   const base = `${service.origin}/v1`;
   process.stdout.write(
     `Animal Store sandbox at ${base}\n` +
@@ -80,8 +83,6 @@ async function main(): Promise<void> {
       `\n\nTry:\n  curl -H 'Authorization: Bearer ${keys[0]![1]}' ${base}/pets\n` +
       `Docs: ${base.replace(/\/v1$/, '')}/docs    Press Ctrl+C to stop.\n`,
   );
-
-  stopOnSignals(service, () => undefined);
 }
 
 main().catch((error: unknown) => {

@@ -78,17 +78,17 @@ async function main(): Promise<void> {
   });
   if (prometheus && config.metricsPort !== null)
     metricsServer = await serveMetrics(prometheus.registry, config.metricsPort, config.metricsHost, logger);
-  announce(config, logger, service.port, developmentKey);
-  process.off('SIGTERM', stopWhileStarting);
-  process.off('SIGINT', stopWhileStarting);
-  stopOnSignals(
-    service,
-    (signal, again) =>
+  // The graceful stop's handlers first: a signal between the two would otherwise meet none.
+  stopOnSignals(service, {
+    onSignal: (signal, again) =>
       again
         ? logger.warn({ signal }, 'stopping now: closing the connections of in-flight requests')
         : logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests'),
-    log.exit,
-  );
+    exit: log.exit,
+  });
+  process.off('SIGTERM', stopWhileStarting);
+  process.off('SIGINT', stopWhileStarting);
+  announce(config, logger, service.port, developmentKey);
 }
 
 /**

@@ -22,7 +22,7 @@ export function atEnd(cleanup: () => unknown): void {
 }
 
 /** `pid` and every process below it, from Linux's /proc (elsewhere, `pid` alone). */
-function processTree(pid: number): number[] {
+export function processTree(pid: number): number[] {
   const children: number[] = [];
   try {
     for (const task of readdirSync(`/proc/${pid}/task`)) {
