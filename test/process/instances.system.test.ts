@@ -65,7 +65,7 @@ describe.skipIf(!enabled)('several instances on one PostgreSQL and one Redis', (
     // A ban made on A holds on B. Refusals count once 2 s have passed since the window's first
     // refusal, and beyond the previous window's refusals (clients coming back): when a minute
     // ends meanwhile, this client's own refusals of the minute before are excused once more, so
-    // the loop allows up to 30 s.
+    // the loop allows at least 30 s (a busy machine only makes each try slower).
     let banned = 0;
     for (let i = 0; i < 300 && banned === 0; i++) {
       const body = (await (await call('A', limited)).json()) as { code: string };
