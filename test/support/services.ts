@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import pg from 'pg';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { deleteKeysUnder } from '../../scripts/support/redis-keys.js';
 import { connectRedis, type RedisOptions } from '../../src/service/limits/redis-counters.js';
 
 /**
@@ -59,12 +60,7 @@ export function newRedisPrefix(): { prefix: string; cleanup: () => Promise<void>
   const prefix = `test-${randomBytes(6).toString('hex')}`;
   return {
     prefix,
-    async cleanup() {
-      const client = new Redis(TEST_REDIS_URL);
-      const keys = await client.keys(`${prefix}:*`);
-      if (keys.length > 0) await client.del(...keys);
-      client.disconnect();
-    },
+    cleanup: () => deleteKeysUnder(TEST_REDIS_URL, prefix),
   };
 }
 
