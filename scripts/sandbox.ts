@@ -2,7 +2,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { parseCommandLine, portOption } from '../src/shared/command-line.js';
 import { tableLines } from '../src/shared/text-table.js';
 import { systemClock } from '../src/service/clock.js';
@@ -14,6 +13,7 @@ import { memoryCounters } from '../src/service/limits/memory-counters.js';
 import { PLANS, type Limits, type Plan } from '../src/service/limits/plans.js';
 import { animalsFromExamples } from '../src/toolkit/sandbox/seed.js';
 import { LOCAL_ORIGINS } from '../src/service/allowed-origins.js';
+import { serviceLog } from '../src/service/service-log.js';
 import { startService, stopOnSignals } from '../src/service/start-service.js';
 import { loadSpec } from '../src/contract/load-spec.js';
 import { SqliteStore } from '../src/service/store/sqlite/sqlite-store.js';
@@ -50,12 +50,14 @@ async function main(): Promise<void> {
   // The service's defaults, whatever the environment says: the sandbox reads no configuration.
   const defaults = defaultConfig();
   const limiter = new RateLimiter(memoryCounters(defaults.limiterMaxEntries), systemClock, banPolicyOf(defaults));
+  // Its end cannot hang on a stdout gone away, as the service's cannot.
+  const log = serviceLog('warn');
   // Pages served from any local port (a Vite or webpack dev server) may call it from a browser.
   const service = await startService({
     store,
     limiter,
     clock: systemClock,
-    logger: pino({ level: 'warn' }),
+    logger: log.logger,
     environment: 'production',
     anonymousLimits: anonymousLimitsOf(defaults),
     corsOrigins: LOCAL_ORIGINS,
@@ -67,7 +69,7 @@ async function main(): Promise<void> {
   });
   // Before it says where it is: whoever reads that may stop it at once. SIGHUP too: the terminal
   // it runs in may close. Its store goes with it, whatever stops it.
-  stopOnSignals(service, { signals: ['SIGTERM', 'SIGINT', 'SIGHUP'] });
+  stopOnSignals(service, { signals: ['SIGTERM', 'SIGINT', 'SIGHUP'], exit: log.exit });
   const base = `${service.origin}/v1`;
   process.stdout.write(
     `Animal Store sandbox at ${base}\n` +
