@@ -20,6 +20,8 @@ export default defineConfig({
   test: {
     // PostgreSQL and Redis at their variables, else at the default local addresses if they answer.
     globalSetup: ['test/support/services-setup.ts'],
+    // What a test or a beforeAll started is killed when it ends, timed out or not (test/support/processes.ts).
+    setupFiles: ['test/support/processes-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [

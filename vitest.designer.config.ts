@@ -7,6 +7,7 @@ export default defineConfig({
   test: {
     include: ['test/designer/*.test.ts'],
     globalSetup: base.test?.globalSetup,
+    setupFiles: base.test?.setupFiles,
     testTimeout: 30_000,
     hookTimeout: 5 * 60_000,
   },

@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
 import { Worker } from 'node:worker_threads';
 import type { ServerProcess } from './support/server-process.js';
+import { deleteKeysUnder } from './support/redis-keys.js';
 import { startTcpProxy } from './support/tcp-proxy.js';
 
 /** The `p`th percentile of `values`. */
@@ -192,6 +193,7 @@ export async function redisStall(
   } finally {
     for (const instance of instances) await instance.stop();
     await proxy.close();
+    await deleteKeysUnder(redisUrl, env.REDIS_KEY_PREFIX);
   }
 }
 

@@ -12,6 +12,7 @@ import { driveKey, type Manner, type Tally } from './load-driver.js';
 import { loadReport, mib, type LoadRun } from './load-report.js';
 import { residentMemory } from './support/process-memory.js';
 import { startServiceProcess, type ServiceProcess } from './support/server-process.js';
+import { deleteKeysUnder } from './support/redis-keys.js';
 
 const HELP = `Usage: npm run load [-- options]
 
@@ -29,7 +30,8 @@ Options:
   --plans LIST        Plans to drive, comma-separated (default free,pro,business,enterprise).
   --database-url URL  Run the server on this PostgreSQL (DATABASE_URL) instead of SQLite;
                       the load keys are issued there and stay.
-  --redis-url URL     Count limits in this Redis (REDIS_URL), under a prefix of this run.
+  --redis-url URL     Count limits in this Redis (REDIS_URL), under a prefix of this run,
+                      removed at its end.
   -h, --help          Show this help.
 
 The Enterprise keys are issued with 120 a minute and 150 a day, so that the day window is
@@ -149,7 +151,8 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'animal-store-load-'));
   const databasePath = join(dir, 'load.db');
   const keys = await issueLoadKeys(options, databasePath);
-  const server = await startServiceProcess(databasePath, serverEnv(options));
+  const env = serverEnv(options);
+  const server = await startServiceProcess(databasePath, env);
   try {
     process.stdout.write(
       `Server (pid ${server.child.pid}) at ${server.baseUrl}, ${options.databaseUrl ? 'PostgreSQL' : `SQLite in ${dir}`}, limits in ${options.redisUrl ? 'Redis' : 'memory'}.\n` +
@@ -161,6 +164,7 @@ async function main(): Promise<void> {
   } finally {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
+    if (options.redisUrl) await deleteKeysUnder(options.redisUrl, env.REDIS_KEY_PREFIX!);
   }
 }
 

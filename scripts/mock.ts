@@ -33,6 +33,15 @@ async function main(): Promise<void> {
     dynamic: values.dynamic,
     log: (line) => process.stdout.write(`${line}\n`),
   });
+  const stop = () => {
+    mock.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  // Before it says where it is: whoever reads that may stop it at once. SIGHUP too: the terminal
+  // it runs in may close. Prism goes with it, whatever stops it.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, stop);
   const tryIt = mock.examplePath === null ? '' : `${mock.url}${mock.examplePath}`;
   process.stdout.write(
     `Mock ${mock.title} at ${mock.url}${values.dynamic ? ' (bodies generated from the schemas)' : ''}\n` +
@@ -41,14 +50,6 @@ async function main(): Promise<void> {
         : '') +
       'Press Ctrl+C to stop.\n',
   );
-  const stop = () => {
-    mock.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
 }
 
 main().catch((error: unknown) => {

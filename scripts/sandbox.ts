@@ -2,7 +2,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { parseCommandLine, portOption } from '../src/shared/command-line.js';
 import { tableLines } from '../src/shared/text-table.js';
 import { systemClock } from '../src/service/clock.js';
@@ -14,6 +13,7 @@ import { memoryCounters } from '../src/service/limits/memory-counters.js';
 import { PLANS, type Limits, type Plan } from '../src/service/limits/plans.js';
 import { animalsFromExamples } from '../src/toolkit/sandbox/seed.js';
 import { LOCAL_ORIGINS } from '../src/service/allowed-origins.js';
+import { serviceLog } from '../src/service/service-log.js';
 import { startService, stopOnSignals } from '../src/service/start-service.js';
 import { loadSpec } from '../src/contract/load-spec.js';
 import { SqliteStore } from '../src/service/store/sqlite/sqlite-store.js';
@@ -22,7 +22,7 @@ const HELP = `Usage: npm run sandbox [-- --port N]
 
 Runs the real Animal Store server (validation, keys, limits, bans, pagination) on a throw-away
 SQLite store, seeded with the animals of the contract's examples, and prints a test key for
-each plan. The store is deleted when the sandbox stops (Ctrl+C).
+each plan. The store is deleted when the sandbox stops (Ctrl+C, SIGTERM, SIGHUP).
 
 Options:
   --port N      Port to listen on (default 3030; 0 picks a free one).
@@ -50,12 +50,14 @@ async function main(): Promise<void> {
   // The service's defaults, whatever the environment says: the sandbox reads no configuration.
   const defaults = defaultConfig();
   const limiter = new RateLimiter(memoryCounters(defaults.limiterMaxEntries), systemClock, banPolicyOf(defaults));
+  // Its end cannot hang on a stdout gone away, as the service's cannot.
+  const log = serviceLog('warn');
   // Pages served from any local port (a Vite or webpack dev server) may call it from a browser.
   const service = await startService({
     store,
     limiter,
     clock: systemClock,
-    logger: pino({ level: 'warn' }),
+    logger: log.logger,
     environment: 'production',
     anonymousLimits: anonymousLimitsOf(defaults),
     corsOrigins: LOCAL_ORIGINS,
@@ -65,6 +67,9 @@ async function main(): Promise<void> {
   }).catch((error: NodeJS.ErrnoException) => {
     throw error.code === 'EADDRINUSE' ? new Error(`Port ${port} is in use; pick another with --port.`) : error;
   });
+  // Before it says where it is: whoever reads that may stop it at once. SIGHUP too: the terminal
+  // it runs in may close. Its store goes with it, whatever stops it.
+  stopOnSignals(service, { signals: ['SIGTERM', 'SIGINT', 'SIGHUP'], exit: log.exit });
   const base = `${service.origin}/v1`;
   process.stdout.write(
     `Animal Store sandbox at ${base}\n` +
@@ -80,8 +85,6 @@ async function main(): Promise<void> {
       `\n\nTry:\n  curl -H 'Authorization: Bearer ${keys[0]![1]}' ${base}/pets\n` +
       `Docs: ${base.replace(/\/v1$/, '')}/docs    Press Ctrl+C to stop.\n`,
   );
-
-  stopOnSignals(service, () => undefined);
 }
 
 main().catch((error: unknown) => {

@@ -24,7 +24,10 @@ export interface ServerProcess {
   exited: Promise<number | NodeJS.Signals | null>;
   /** Resident memory of the process now, in MiB (NaN once it has ended). */
   rssMiB(): number;
-  /** Sends SIGTERM, unless the process has ended, and waits for its exit. */
+  /**
+   * Sends SIGTERM, unless the process has ended, and waits for its exit; one that has not
+   * exited after STOP_TIMEOUT_MS is killed (SIGKILL), and the promise rejects saying so.
+   */
   stop(): Promise<void>;
 }
 
@@ -42,9 +45,13 @@ export interface ServerSpec {
   core?: number;
   /** Keep what the process writes to stdout too (the service logs a line per request there). @default false */
   keepStdout?: boolean;
+  /** Told of the process as soon as it is spawned (a test kills it when it ends, however it ends). */
+  onSpawn?: (child: ChildProcess) => void;
 }
 
 const START_TIMEOUT_MS = 30_000;
+/** How long {@link ServerProcess.stop} waits after SIGTERM: beyond the service's SHUTDOWN_TIMEOUT_MS (10 s by default). */
+const STOP_TIMEOUT_MS = 30_000;
 
 /** The status of one GET, or null when nothing answers yet. */
 function statusOf(url: string, headers: Record<string, string>): Promise<number | null> {
@@ -92,6 +99,7 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
     env: { ...process.env, ...spec.env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', spec.keepStdout ? 'pipe' : 'ignore', 'pipe'],
   });
+  spec.onSpawn?.(child);
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -112,8 +120,16 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
     exited,
     rssMiB: () => residentMemory(child.pid!)?.rssMiB ?? NaN,
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), STOP_TIMEOUT_MS)));
+      const outcome = await Promise.race([exited, late]);
+      clearTimeout(timer);
+      if (outcome !== 'late') return;
+      child.kill('SIGKILL');
       await exited;
+      throw new Error(`${spec.name} did not exit within ${STOP_TIMEOUT_MS / 1000} s of SIGTERM; killed:\n${output}`);
     },
   };
 }
@@ -130,6 +146,8 @@ export interface ServiceOptions {
   compiled?: boolean;
   /** Run on this CPU core alone (taskset), as a small container would. */
   core?: number;
+  /** Told of the process as soon as it is spawned (a test kills it when it ends, however it ends). */
+  onSpawn?: (child: ChildProcess) => void;
 }
 
 /**
@@ -151,6 +169,7 @@ export async function startServiceProcess(
     probePath: '/readyz',
     core: options.core,
     keepStdout: true,
+    onSpawn: options.onSpawn,
   });
   return { ...server, baseUrl: `http://localhost:${server.port}/v1` };
 }

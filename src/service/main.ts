@@ -1,7 +1,7 @@
 /** Process entry of the service: configuration, dependencies, listen, graceful shutdown. */
 import './runtime-check.js';
 import type { Server } from 'node:http';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { loadSpec, resolveRef } from '../contract/load-spec.js';
 import { listOperations } from '../contract/operations.js';
@@ -19,6 +19,7 @@ import { retryAtStart, StartupError } from './retry-at-start.js';
 import { startService, stopOnSignals } from './start-service.js';
 import { IDEMPOTENCY_TIMING } from './store/idempotency.js';
 import { describeStore, openStore } from './open-store.js';
+import { serviceLog, type ServiceLog } from './service-log.js';
 import { SchemaTooNewError } from './store/schema-too-new-error.js';
 import type { Store } from './store/store.js';
 
@@ -42,8 +43,9 @@ async function main(): Promise<void> {
     return;
   }
   const config = loadConfig();
-  const logger = pino({ level: config.logLevel });
-  const stopWhileStarting = exitOnSignals(logger);
+  log = serviceLog(config.logLevel);
+  const { logger } = log;
+  const stopWhileStarting = exitOnSignals(log);
   // Metrics only when asked for (METRICS_PORT): prom-client is loaded then, not otherwise.
   const prometheus = config.metricsPort === null ? null : (await import('./metrics/prometheus.js')).prometheusMetrics();
   const metrics = prometheus?.metrics ?? NO_METRICS;
@@ -76,14 +78,17 @@ async function main(): Promise<void> {
   });
   if (prometheus && config.metricsPort !== null)
     metricsServer = await serveMetrics(prometheus.registry, config.metricsPort, config.metricsHost, logger);
-  announce(config, logger, service.port, developmentKey);
+  // The graceful stop's handlers first: a signal between the two would otherwise meet none.
+  stopOnSignals(service, {
+    onSignal: (signal, again) =>
+      again
+        ? logger.warn({ signal }, 'stopping now: closing the connections of in-flight requests')
+        : logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests'),
+    exit: log.exit,
+  });
   process.off('SIGTERM', stopWhileStarting);
   process.off('SIGINT', stopWhileStarting);
-  stopOnSignals(service, (signal, again) =>
-    again
-      ? logger.warn({ signal }, 'stopping now: closing the connections of in-flight requests')
-      : logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests'),
-  );
+  announce(config, logger, service.port, developmentKey);
 }
 
 /**
@@ -91,10 +96,10 @@ async function main(): Promise<void> {
  * the process at once: there is nothing to finish. Node as PID 1 would otherwise ignore it.
  * Returns the listener, to be removed once the service stops gracefully instead.
  */
-function exitOnSignals(logger: Logger): (signal: NodeJS.Signals) => void {
+function exitOnSignals({ logger, exit }: ServiceLog): (signal: NodeJS.Signals) => void {
   const stop = (signal: NodeJS.Signals) => {
     logger.info({ signal }, 'stopped before it started');
-    process.exit(0);
+    exit(0);
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
@@ -184,6 +189,9 @@ function tryLines(doc: ReturnType<typeof loadSpec>, auth: string, base: string):
   return lines.length === 0 ? '' : `Try:\n${lines.join('\n')}\n`;
 }
 
+/** The log, once the configuration is read; the process ends through it, so that its end cannot hang on stdout. */
+let log: ServiceLog | null = null;
+
 main().catch((error: unknown) => {
   if (error instanceof ConfigError) {
     process.stderr.write(`${error.message}\n\nRun ${invokedAs('npm start --')} --help for the settings.\n`);
@@ -194,5 +202,6 @@ main().catch((error: unknown) => {
   } else {
     process.stderr.write(`The service failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   }
-  process.exit(1);
+  if (log) log.exit(1);
+  else process.exit(1);
 });

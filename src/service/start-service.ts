@@ -134,23 +134,33 @@ function gracefulStop(server: Server, shutdownTimeoutMs: number, logger: Logger,
   };
 }
 
+/** How {@link stopOnSignals} tells of a signal, ends the process, and which signals it takes. */
+export interface SignalOptions {
+  /** Told of each signal; `again` when the service was already stopping. */
+  onSignal?: (signal: NodeJS.Signals, again: boolean) => void;
+  /** Ends the process. @default process.exit */
+  exit?: (code: number) => void;
+  /** @default ['SIGTERM', 'SIGINT'] */
+  signals?: NodeJS.Signals[];
+}
+
 /**
  * Stops the service on SIGTERM or SIGINT (however it was started: npm, node, a container's PID
- * 1), then exits 0. A second signal while it stops cuts the grace period: in-flight requests'
- * connections are closed at once.
+ * 1), then exits 0 (1 if the stop failed). A second signal while it stops cuts the grace
+ * period: in-flight requests' connections are closed at once.
  */
-export function stopOnSignals(service: RunningService, onSignal: (signal: NodeJS.Signals, again: boolean) => void): void {
+export function stopOnSignals(service: RunningService, options: SignalOptions = {}): void {
+  const { onSignal, exit = (code) => process.exit(code), signals = ['SIGTERM', 'SIGINT'] } = options;
   let signalled = false;
   const handle = (signal: NodeJS.Signals) => {
-    onSignal(signal, signalled);
+    onSignal?.(signal, signalled);
     const stopping = service.stop(signalled ? { graceMs: 0 } : {});
     if (!signalled)
       stopping.then(
-        () => process.exit(0),
-        () => process.exit(1),
+        () => exit(0),
+        () => exit(1),
       );
     signalled = true;
   };
-  process.on('SIGTERM', handle);
-  process.on('SIGINT', handle);
+  for (const signal of signals) process.on(signal, handle);
 }

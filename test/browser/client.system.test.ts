@@ -75,6 +75,8 @@ describe.runIf(browserTestsEnabled)('the client package in Chromium, cross-origi
     });
     expect(new URL(api.baseUrl).origin).not.toBe(pageOrigin);
     await page.goto(`${pageOrigin}/?api=${encodeURIComponent(api.baseUrl)}&key=${encodeURIComponent(key)}`);
+    // The page waits out one Retry-After: some 15 s (the API's clock starts at second 45 of its
+    // minute), 60 s at most; 90 s leaves a loaded machine room for its 70 requests.
     await page.waitForSelector('#result[data-done]', { timeout: 90_000 });
     mkdirSync(join(ROOT, 'test-results'), { recursive: true });
     writeFileSync(SCREENSHOT, await page.screenshot({ fullPage: true }));

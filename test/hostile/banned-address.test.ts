@@ -5,12 +5,21 @@ import type { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateKey } from '../../src/service/keys/key-format.js';
 import { LOOKUPS_PER_BANNED_ADDRESS } from '../../src/service/limits/banned-addresses.js';
-import { connectRedis, redisCounters } from '../../src/service/limits/redis-counters.js';
+import { redisCounters } from '../../src/service/limits/redis-counters.js';
 import { PostgresStore } from '../../src/service/store/postgres/postgres-store.js';
 import { SqliteStore } from '../../src/service/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/service/store/store.js';
 import { FakeClock } from '../support/fake-clock.js';
-import { newRedisPrefix, newSchemaName, postgresEnabled, redisEnabled, TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/services.js';
+import {
+  dropTestSchemas,
+  newRedisPrefix,
+  newSchemaName,
+  postgresEnabled,
+  readyRedis,
+  redisEnabled,
+  TEST_DATABASE_URL,
+  TEST_REDIS_URL,
+} from '../support/services.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 // Finding 6 of the hostile-client issue: a banned address sending random keys of valid form
@@ -23,6 +32,7 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   for (const client of redisClients) client.disconnect();
   for (const cleanup of cleanups) await cleanup();
+  await dropTestSchemas();
 });
 
 /** A request to list pets from the test's loopback address, with `key` if given: its status and error code. */
@@ -119,9 +129,10 @@ describe.skipIf(!redisEnabled())('a banned address with limits in Redis', () => 
     let fallbacks = 0;
     /** An instance of the service: its own app, store connection and Redis connection, sharing the store file and Redis. */
     const instance = async () => {
-      const client = connectRedis({ url: TEST_REDIS_URL, commandTimeoutMs: 2_000 });
+      // 2 s: a local Redis answers in well under a millisecond; a command timed out on a busy
+      // machine would be counted in memory (the fallback), which the test refuses.
+      const client = await readyRedis({ url: TEST_REDIS_URL, commandTimeoutMs: 2_000 });
       redisClients.push(client);
-      for (let i = 0; i < 100 && client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
       return startTestServer({
         store: SqliteStore.open(join(dir, 'store.db')),
         counters: redisCounters(client, prefix, () => fallbacks++),

@@ -7,7 +7,12 @@ import { startTestServer, type TestServer } from '../support/test-server.js';
 // (10 s for headers, 30 s for the request) are configuration (HEADERS_TIMEOUT_MS, ...).
 
 const TIMEOUTS = { headersTimeoutMs: 300, requestTimeoutMs: 600, keepAliveTimeoutMs: 300 };
-/** A client that sends one piece every GAP_MS needs PIECES × GAP_MS, far beyond the timeouts. */
+/**
+ * A client that sends one piece every GAP_MS needs PIECES × GAP_MS (4 s), far beyond the
+ * timeouts: the server gives up on it within 0.7 s (the request timeout and its next check),
+ * which leaves 3 s for timers a loaded machine runs late. Its timers and the client's run late
+ * alike, and the client's can only make it slower.
+ */
 const GAP_MS = 100;
 const PIECES = 40;
 
@@ -92,6 +97,8 @@ describe('slow clients', () => {
   it('keeps answering normal requests while 50 slow clients hold connections', async () => {
     const request = requestBytes(server.origin, { method: 'GET', target: '/v1/pets', headers: [['Authorization', `Bearer ${key}`]] });
     const slow = Array.from({ length: 50 }, () => exchange(server.origin, pieces(request, PIECES), GAP_MS));
+    // Let them connect first; should some connect later on a busy machine, they still hold
+    // connections while the second normal request is made.
     await new Promise((r) => setTimeout(r, GAP_MS));
     expect(await normalRequestWorks()).toBe(true);
     const outcomes = await Promise.all(slow);

@@ -4,9 +4,9 @@ import type { LimitCounters } from '../../src/service/limits/counters.js';
 import { RateLimiter } from '../../src/service/limits/limiter.js';
 import { memoryCounters } from '../../src/service/limits/memory-counters.js';
 import { PLAN_LIMITS } from '../../src/service/limits/plans.js';
-import { connectRedis, redisCounters } from '../../src/service/limits/redis-counters.js';
+import { redisCounters } from '../../src/service/limits/redis-counters.js';
 import { FakeClock } from '../support/fake-clock.js';
-import { newRedisPrefix, redisEnabled, TEST_REDIS_URL } from '../support/services.js';
+import { newRedisPrefix, readyRedis, redisEnabled, TEST_REDIS_URL } from '../support/services.js';
 import { banPolicyOf } from '../../src/service/config/load-config.js';
 import { defaultConfig } from '../../src/service/config/settings.js';
 
@@ -190,9 +190,10 @@ const engines: [string, boolean, () => Promise<LimitCounters>][] = [
     async () => {
       const { prefix, cleanup } = newRedisPrefix();
       cleanups.push(cleanup);
-      const client = connectRedis({ url: TEST_REDIS_URL, commandTimeoutMs: 2_000 });
+      // 2 s: a local Redis answers in well under a millisecond, and a command that times out on
+      // a busy machine would be counted in memory (the fallback), which the tests refuse.
+      const client = await readyRedis({ url: TEST_REDIS_URL, commandTimeoutMs: 2_000 });
       redisClients.push(client);
-      for (let i = 0; i < 100 && client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
       return redisCounters(client, prefix, () => {
         fallbacks++;
       });

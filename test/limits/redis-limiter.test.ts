@@ -5,9 +5,9 @@ import { RateLimiter } from '../../src/service/limits/limiter.js';
 import { memoryCounters } from '../../src/service/limits/memory-counters.js';
 import { connectRedis, REDIS_RETRY_AFTER_MS, redisCounters } from '../../src/service/limits/redis-counters.js';
 import { FakeClock } from '../support/fake-clock.js';
-import { newRedisPrefix, redisEnabled, TEST_REDIS_URL } from '../support/services.js';
+import { newRedisPrefix, readyRedis, redisEnabled, TEST_REDIS_URL, untilReady } from '../support/services.js';
 import { startTcpProxy } from '../../scripts/support/tcp-proxy.js';
-import { PLAN_LIMITS } from '../../src/service/limits/plans.js';
+import { PLAN_LIMITS, type Limits } from '../../src/service/limits/plans.js';
 import { freePort } from '../../src/shared/free-port.js';
 
 const enabled = redisEnabled();
@@ -21,65 +21,83 @@ afterAll(async () => {
 const policy = { banAfterRefusals: 3, banSeconds: 120 };
 const free = PLAN_LIMITS.free;
 
-/** Two "instances": each its own Redis connection and limiter, sharing one key prefix and clock. */
-function twoInstances(url = TEST_REDIS_URL) {
+/**
+ * The command timeout where Redis is meant to answer. A local Redis answers a PING in 0.2 ms
+ * (at most 7 ms with both cores busy), but the whole suite on a loaded machine once had a command
+ * miss 200 ms, which was then counted in the instance's memory (the fallback) and showed as a
+ * wrong count. 10 s is far beyond any such pause, and within the test's 30 s.
+ */
+const ANSWERING_TIMEOUT_MS = 10_000;
+/**
+ * The command timeout where a test stalls Redis on purpose: each stalled request waits this
+ * long, and while Redis forwards, a command must still not time out. 2 s: ten times the pause
+ * that once made a 200 ms timeout miss, and a stall still costs only 2 s of the test's 30 s.
+ */
+const STALLING_TIMEOUT_MS = 2_000;
+
+/** Two "instances": each its own Redis connection and limiter, sharing one key prefix and clock; resolves once both connections are ready. */
+async function twoInstances(url = TEST_REDIS_URL, commandTimeoutMs = ANSWERING_TIMEOUT_MS) {
   const { prefix, cleanup } = newRedisPrefix();
   cleanups.push(cleanup);
   const clock = new FakeClock();
   let fallbacks = 0;
-  const make = () => {
-    const client = connectRedis({ url, commandTimeoutMs: 200 });
+  let checks = 0;
+  const make = async () => {
+    const client = await readyRedis({ url, commandTimeoutMs });
     clients.push(client);
-    return new RateLimiter(
-      redisCounters(client, prefix, () => fallbacks++),
-      clock,
-      policy,
-    );
+    return [
+      client,
+      new RateLimiter(
+        redisCounters(client, prefix, () => fallbacks++),
+        clock,
+        policy,
+      ),
+    ] as const;
   };
-  return { a: make(), b: make(), clock, fallbacks: () => fallbacks };
-}
-
-async function ready(limiter: RateLimiter) {
-  // Connections come up asynchronously; until then the fallback counts, which this waits out.
-  const client = clients.at(-1)!;
-  for (let i = 0; i < 50 && client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
-  return limiter;
+  const [[clientA, a], [clientB, b]] = [await make(), await make()];
+  /**
+   * `check` on `limiter`, failing unless Redis answered it: a count made in one instance's memory
+   * is not shared, and would otherwise show as a wrong count.
+   */
+  const inRedis = (limiter: RateLimiter) => async (key: string, limits: Limits) => {
+    const check = ++checks;
+    const decision = await limiter.check(key, limits, 'address:192.0.2.1');
+    expect(fallbacks, `check ${check}: Redis answered every command, nothing was counted in memory`).toBe(0);
+    return decision;
+  };
+  return { a, b, clients: [clientA, clientB], clock, fallbacks: () => fallbacks, onA: inRedis(a), onB: inRedis(b) };
 }
 
 describe.skipIf(!enabled)('rate limits in Redis', () => {
   it('counts one key across instances: 60 a minute in total, then 429', async () => {
-    const { a, b } = twoInstances();
-    await ready(a);
-    await ready(b);
+    const { onA, onB } = await twoInstances();
     const outcomes = { a: 0, b: 0 };
     for (let i = 0; i < 60; i++) {
       const which = i % 2 === 0 ? 'a' : 'b';
-      const decision = await (which === 'a' ? a : b).check('key:k1', free, 'address:192.0.2.1');
+      const decision = await (which === 'a' ? onA : onB)('key:k1', free);
       expect(decision.outcome).toBe('allowed');
       expect(decision.remaining).toBe(59 - i);
       outcomes[which]++;
     }
     expect(outcomes).toEqual({ a: 30, b: 30 });
-    expect((await a.check('key:k1', free, 'address:192.0.2.1')).outcome).toBe('rate_limited');
-    expect((await b.check('key:k1', free, 'address:192.0.2.1')).outcome).toBe('rate_limited');
+    expect((await onA('key:k1', free)).outcome).toBe('rate_limited');
+    expect((await onB('key:k1', free)).outcome).toBe('rate_limited');
   });
 
   it('holds a ban made on one instance on the other', async () => {
-    const { a, b, clock } = twoInstances();
-    await ready(a);
-    await ready(b);
+    const { onA, onB, clock } = await twoInstances();
     const tight = { perMinute: 1, perDay: 100 };
-    await a.check('key:k2', tight, 'address:192.0.2.1');
-    expect((await a.check('key:k2', tight, 'address:192.0.2.1')).outcome).toBe('rate_limited');
+    await onA('key:k2', tight);
+    expect((await onA('key:k2', tight)).outcome).toBe('rate_limited');
     clock.advance(2_000);
     const outcomes = [];
-    for (let i = 0; i < 4; i++) outcomes.push((await a.check('key:k2', tight, 'address:192.0.2.1')).outcome);
+    for (let i = 0; i < 4; i++) outcomes.push((await onA('key:k2', tight)).outcome);
     expect(outcomes).toEqual(['rate_limited', 'rate_limited', 'rate_limited', 'banned']);
     clock.advance(60_000);
-    const onB = await b.check('key:k2', tight, 'address:192.0.2.1');
-    expect(onB).toMatchObject({ outcome: 'banned', retryAfter: 60 });
+    const banned = await onB('key:k2', tight);
+    expect(banned).toMatchObject({ outcome: 'banned', retryAfter: 60 });
     clock.advance(60_000);
-    expect((await b.check('key:k2', tight, 'address:192.0.2.1')).outcome).toBe('allowed');
+    expect((await onB('key:k2', tight)).outcome).toBe('allowed');
   });
 
   it('keeps answering from memory while Redis is down or silent, says so, and shares again once it is back', async () => {
@@ -87,11 +105,8 @@ describe.skipIf(!enabled)('rate limits in Redis', () => {
     const proxy = await startTcpProxy(url.hostname, Number(url.port || 6379));
     try {
       const viaProxy = `redis://127.0.0.1:${proxy.port}`;
-      const { a, b, fallbacks } = twoInstances(viaProxy);
-      await ready(a);
-      await ready(b);
-      expect((await a.check('key:k3', free, 'address:192.0.2.1')).remaining).toBe(59);
-      expect(fallbacks()).toBe(0);
+      const { a, b, onA, fallbacks, clients } = await twoInstances(viaProxy, STALLING_TIMEOUT_MS);
+      expect((await onA('key:k3', free)).remaining).toBe(59);
 
       // Connected but silent: commands time out, and the memory answers. Only a request's first
       // commands, sent together, go to Redis and fail as one round; the day counter is asked of
@@ -102,20 +117,20 @@ describe.skipIf(!enabled)('rate limits in Redis', () => {
       const waited = Date.now() - started;
       expect(silent.outcome).toBe('allowed');
       expect(fallbacks()).toBe(1);
-      console.log(`Redis silent: answered from memory after ${waited} ms (command timeout 200 ms)`);
+      console.log(`Redis silent: answered from memory after ${waited} ms (command timeout ${STALLING_TIMEOUT_MS} ms)`);
+      // Right after: within REDIS_RETRY_AFTER_MS (1 s) of the failure, microseconds here.
       const next = await b.check('key:k3', free, 'address:192.0.2.1');
       expect(next.outcome).toBe('allowed');
       expect(fallbacks(), 'a request right after asks nothing of the silent Redis').toBe(1);
 
       // Down: connections refused, and the memory answers at once.
       proxy.setMode('refuse');
-      await new Promise((r) => setTimeout(r, 50));
       const down = await a.check('key:k3', free, 'address:192.0.2.1');
       expect(down.outcome).toBe('allowed');
 
       proxy.setMode('forward');
-      for (let i = 0; i < 100 && clients.at(-1)!.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 50));
-      for (let i = 0; i < 100 && clients.at(-2)!.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 50));
+      await Promise.all(clients.map(untilReady));
+      // Redis is asked again REDIS_RETRY_AFTER_MS after an instance's last failure, which came before this.
       await new Promise((r) => setTimeout(r, REDIS_RETRY_AFTER_MS));
       const before = fallbacks();
       // Back in Redis: the count continues from what Redis had (1), not from memory.
@@ -131,9 +146,7 @@ describe.skipIf(!enabled)('rate limits in Redis', () => {
     const url = new URL(TEST_REDIS_URL);
     const proxy = await startTcpProxy(url.hostname, Number(url.port || 6379));
     try {
-      const { a, b } = twoInstances(`redis://127.0.0.1:${proxy.port}`);
-      await ready(a);
-      await ready(b);
+      const { a, b, fallbacks } = await twoInstances(`redis://127.0.0.1:${proxy.port}`, STALLING_TIMEOUT_MS);
       let probes = 0;
       /** Whether one count, made on a new key on each instance in turn, is shared (Redis) or not (memory). */
       const shared = async () => {
@@ -142,14 +155,17 @@ describe.skipIf(!enabled)('rate limits in Redis', () => {
         return (await b.check(key, free, 'address:192.0.2.1')).remaining === free.perMinute - 2;
       };
       expect(await shared()).toBe(true);
+      expect(fallbacks(), 'Redis answered every command').toBe(0);
 
       // The connections stay open but nothing comes back on them (a lost NAT or firewall state,
       // a hung server); new ones are accepted and never answered either.
       proxy.setMode('stall');
+      // Silent for 3 s, in which the watchdog's PINGs (one a second) go unanswered.
       await new Promise((r) => setTimeout(r, 3_000));
       expect(await shared()).toBe(false);
 
-      // Redis answers again, but only on new connections: the stalled ones stay silent.
+      // Redis answers again, but only on new connections: the stalled ones stay silent. Shared
+      // again after 1.0 s, idle or with both cores busy: 10 s leaves a wide margin.
       proxy.setMode('forward');
       const answering = Date.now();
       while (!(await shared()) && Date.now() - answering < 10_000) await new Promise((r) => setTimeout(r, 100));

@@ -9,6 +9,7 @@ import { ContractChecker } from '../contract/conformance.js';
 import { exampleRequest } from '../support/example-requests.js';
 import { bin, ROOT, run } from '../support/run.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
+import { killAtEnd } from '../support/processes.js';
 
 const doc = loadSpec();
 const checker = new ContractChecker(doc);
@@ -139,13 +140,16 @@ describe('npm run mock', () => {
       env: { ...process.env, NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    killAtEnd(child);
     let output = '';
     child.stdout.on('data', (c: Buffer) => (output += c.toString()));
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));
     const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
     try {
-      await expect.poll(() => output, { timeout: 30_000, interval: 100 }).toContain('Press Ctrl+C to stop.');
-      // Prism's late lines, if any, would come now.
+      // Prism starts in a few seconds; only a mock that never starts waits this long.
+      await expect.poll(() => output, { timeout: 50_000, interval: 100 }).toContain('Press Ctrl+C to stop.');
+      // Prism's late lines, if any, would come now. A busy machine can only make them later than
+      // 500 ms, and the test pass without seeing them: it never fails for want of time.
       await new Promise((r) => setTimeout(r, 500));
       expect(output).toContain(`Mock Animal Store API at http://127.0.0.1:${port}/v1`);
       expect(output).not.toMatch(/NO_PATH_MATCHED_ERROR|error|Prism|\[CLI\]/i);

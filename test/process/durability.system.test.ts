@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -5,7 +6,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresStore } from '../../src/service/store/postgres/postgres-store.js';
 import { issueKey } from '../../src/service/keys/issue-key.js';
-import { startServiceProcess } from '../../scripts/support/server-process.js';
+import { startServiceProcess, type ServerProcess } from '../../scripts/support/server-process.js';
+import { killAtEnd } from '../support/processes.js';
 import { keyInFile } from '../support/key-in-file.js';
 import { dropTestSchemas, postgresEnabled, urlWithNewSchema } from '../support/services.js';
 
@@ -51,69 +53,78 @@ const engines: Engine[] = [
   },
 ];
 
+/** Resolves once `server` has written `pattern` (stdout or stderr); rejects if it exits first. */
+async function written(server: ServerProcess, pattern: RegExp): Promise<void> {
+  while (!pattern.test(server.output())) {
+    const next = await Promise.race([once(server.child.stdout!, 'data'), server.exited.then(() => 'exited' as const)]);
+    if (next === 'exited' && !pattern.test(server.output())) throw new Error(`exited before writing ${pattern}:\n${server.output()}`);
+  }
+}
+
 describe.each(engines.filter((e) => e.enabled))('the service process on $name', ({ name, prepare }) => {
   it('keeps every animal it acknowledged with 201 when killed with SIGKILL mid-load', async () => {
     const { databasePath, env, key } = await prepare();
-    const first = await startServiceProcess(databasePath, env);
+    const first = await startServiceProcess(databasePath, env, { onSpawn: killAtEnd });
     const acknowledged = new Map<number, string>();
     let sent = 0;
     let failed = 0;
     let stop = false;
+    let stopped = 0;
     const worker = async (w: number) => {
-      for (let i = 0; !stop; i++) {
-        const name = `w${w}-${i}`;
-        sent++;
-        try {
+      try {
+        for (let i = 0; !stop; i++) {
+          const name = `w${w}-${i}`;
+          sent++;
           const response = await fetch(`${first.baseUrl}/pets`, {
             method: 'POST',
             headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
             body: JSON.stringify({ name, categoryId: w + 1 }),
           });
           if (response.status === 201) acknowledged.set(((await response.json()) as { id: number }).id, name);
-        } catch {
-          failed++; // in flight when the process died: never acknowledged
-          return;
         }
+      } catch {
+        failed++; // in flight when the process died: never acknowledged
+      } finally {
+        stopped++;
       }
     };
     const workers = Array.from({ length: 8 }, (_, w) => worker(w));
-    while (acknowledged.size < 400) await new Promise((r) => setTimeout(r, 5));
+    // Polled, not timed: only the count matters; a worker stops when the server is gone.
+    while (acknowledged.size < 400 && stopped < workers.length) await new Promise((r) => setTimeout(r, 5));
+    expect(stopped, `all ${workers.length} workers still sending when 400 were acknowledged:\n${first.output()}`).toBe(0);
     first.child.kill('SIGKILL');
     expect(await first.exited).toBe('SIGKILL');
     stop = true;
     await Promise.all(workers);
 
-    const second = await startServiceProcess(databasePath, env);
-    try {
-      const stored = new Map<number, string>();
-      let url: string | null = `${second.baseUrl}/pets?limit=100`;
-      while (url) {
-        const response: Response = await fetch(url, { headers: { Authorization: `Bearer ${key}` } });
-        for (const pet of (await response.json()) as { id: number; name: string }[]) {
-          expect(stored.has(pet.id)).toBe(false);
-          stored.set(pet.id, pet.name);
-        }
-        const next = /<\/v1([^>]+)>; rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
-        url = next ? `${second.baseUrl}${next}` : null;
+    const second = await startServiceProcess(databasePath, env, { onSpawn: killAtEnd });
+    const stored = new Map<number, string>();
+    let url: string | null = `${second.baseUrl}/pets?limit=100`;
+    while (url) {
+      const response: Response = await fetch(url, { headers: { Authorization: `Bearer ${key}` } });
+      for (const pet of (await response.json()) as { id: number; name: string }[]) {
+        expect(stored.has(pet.id)).toBe(false);
+        stored.set(pet.id, pet.name);
       }
-      const lost = [...acknowledged].filter(([id, name]) => stored.get(id) !== name);
-      expect(lost).toEqual([]);
-      expect(stored.size).toBeGreaterThanOrEqual(acknowledged.size);
-      console.log(
-        `SIGKILL test on ${name}: ${sent} POSTs sent, ${acknowledged.size} acknowledged, ${failed} cut off, ${stored.size} stored after restart, 0 lost`,
-      );
-    } finally {
-      second.child.kill('SIGTERM');
-      await second.exited;
+      const next = /<\/v1([^>]+)>; rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
+      url = next ? `${second.baseUrl}${next}` : null;
     }
+    const lost = [...acknowledged].filter(([id, name]) => stored.get(id) !== name);
+    expect(lost).toEqual([]);
+    expect(stored.size).toBeGreaterThanOrEqual(acknowledged.size);
+    console.log(
+      `SIGKILL test on ${name}: ${sent} POSTs sent, ${acknowledged.size} acknowledged, ${failed} cut off, ${stored.size} stored after restart, 0 lost`,
+    );
+    await second.stop();
   }, 90_000);
 
   it('finishes an in-flight request on SIGTERM, refuses new ones, and exits 0', async () => {
     const { databasePath, env, key } = await prepare();
-    const server = await startServiceProcess(databasePath, env);
+    const server = await startServiceProcess(databasePath, env, { onSpawn: killAtEnd });
     const url = new URL(`${server.baseUrl}/pets`);
     const body = JSON.stringify({ name: 'Slowpoke', categoryId: 1 });
 
+    // No timing: each step waits for what the one before it shows.
     const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = request(
         {
@@ -121,7 +132,13 @@ describe.each(engines.filter((e) => e.enabled))('the service process on $name', 
           port: url.port,
           path: url.pathname,
           method: 'POST',
-          headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
+          headers: {
+            Authorization: `Bearer ${key}`,
+            'Content-Type': 'application/json',
+            'Content-Length': Buffer.byteLength(body),
+            // The server answers 100 Continue once it has the headers: the request is in flight.
+            Expect: '100-continue',
+          },
         },
         (res) => {
           let text = '';
@@ -130,17 +147,15 @@ describe.each(engines.filter((e) => e.enabled))('the service process on $name', 
         },
       );
       req.on('error', reject);
-      // Half the body now, the rest after the signal: the request is in flight when it comes.
-      req.write(body.slice(0, 10));
-      setTimeout(() => {
+      req.on('continue', () => {
+        // Half the body now, the rest once the service has begun to stop.
+        req.write(body.slice(0, 10));
         server.child.kill('SIGTERM');
-        // A new connection is refused; then the request in flight sends the rest of its body.
-        setTimeout(() => {
-          expect(fetch(`${server.baseUrl}/pets`, { headers: { Authorization: `Bearer ${key}` } }))
-            .rejects.toThrow()
-            .then(() => req.end(body.slice(10)), reject);
-        }, 300);
-      }, 300);
+        // It says so when the signal comes, after which it accepts no new connection.
+        written(server, /shutting down/)
+          .then(() => expect(fetch(`${server.baseUrl}/pets`, { headers: { Authorization: `Bearer ${key}` } })).rejects.toThrow())
+          .then(() => req.end(body.slice(10)), reject);
+      });
     });
 
     const result = await response;

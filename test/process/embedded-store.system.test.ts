@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, run } from '../support/run.js';
 import { startServiceProcess } from '../../scripts/support/server-process.js';
 import { keyInFile } from '../support/key-in-file.js';
+import { killAtEnd } from '../support/processes.js';
 
 // With better-sqlite3 12 on Node 24.19+, the service aborted at start 7 times out of 8
 // on one core (`Assertion failed: (env) != nullptr`, a Statement finalized by the garbage
@@ -22,7 +23,7 @@ describe(`the service on the embedded store, on one core (Node ${process.version
     const key = await keyInFile(databasePath);
     const outcomes: string[] = [];
     for (let i = 0; i < RUNS; i++) {
-      const server = await startServiceProcess(databasePath, {}, { compiled: true, core: 0 });
+      const server = await startServiceProcess(databasePath, {}, { compiled: true, core: 0, onSpawn: killAtEnd });
       const response = await fetch(`${server.baseUrl}/pets?limit=5`, { headers: { Authorization: `Bearer ${key}` } });
       await response.arrayBuffer();
       server.child.kill('SIGTERM');

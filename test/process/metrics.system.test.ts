@@ -6,6 +6,7 @@ import { issueKey } from '../../src/service/keys/issue-key.js';
 import { SqliteStore } from '../../src/service/store/sqlite/sqlite-store.js';
 import { freePort } from '../../src/shared/free-port.js';
 import { startServiceProcess } from '../../scripts/support/server-process.js';
+import { killAtEnd } from '../support/processes.js';
 
 // Prometheus metrics on their own port, scraped after real traffic.
 
@@ -33,11 +34,13 @@ describe('METRICS_PORT', () => {
     const store = SqliteStore.open(databasePath);
     const now = new Date();
     const free = (await issueKey(store, { name: 'free', plan: 'free', environment: 'production' }, now)).key;
-    const small = (await issueKey(store, { name: 'small', plan: 'enterprise', environment: 'production', perMinute: 3, perDay: 100 }, now))
+    // Three a day too: the service's clock is the real one, and a minute could end between the
+    // third request and the fourth; a day ends during the test only at midnight UTC.
+    const small = (await issueKey(store, { name: 'small', plan: 'enterprise', environment: 'production', perMinute: 3, perDay: 3 }, now))
       .key;
     await store.close();
     const metricsPort = await freePort();
-    const server = await startServiceProcess(databasePath, { METRICS_PORT: String(metricsPort) });
+    const server = await startServiceProcess(databasePath, { METRICS_PORT: String(metricsPort) }, { onSpawn: killAtEnd });
     try {
       const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
       for (let i = 0; i < 5; i++) expect((await fetch(`${server.baseUrl}/pets`, { headers: auth(free) })).status).toBe(200);
@@ -87,8 +90,7 @@ describe('METRICS_PORT', () => {
         `metrics after 16 API requests: listPets 200 ${requests('listPets', 'GET', '200')}, 401 ${requests('listPets', 'GET', '401')}, 429 ${requests('listPets', 'GET', '429')}; createPet 201 ${requests('createPet', 'POST', '201')}; replays 1; decisions free/anonymous/enterprise allowed ${decisions('allowed', 'free')}/${decisions('allowed', 'anonymous')}/${decisions('allowed', 'enterprise')}, enterprise refused ${decisions('refused', 'enterprise')}`,
       );
     } finally {
-      server.child.kill('SIGTERM');
-      await server.exited;
+      await server.stop();
     }
   }, 60_000);
 });

@@ -5,10 +5,12 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/shared/free-port.js';
+import { killAtEnd, outputOf } from '../support/processes.js';
 import { ROOT } from '../support/run.js';
 import { PostgresStore } from '../../src/service/store/postgres/postgres-store.js';
 import {
   dropTestSchemas,
+  newRedisPrefix,
   postgresEnabled,
   redisEnabled,
   TEST_DATABASE_URL,
@@ -26,7 +28,7 @@ afterAll(async () => {
   await dropTestSchemas();
 });
 
-/** Runs the service (from the sources) with `env`: its process, its exit, and the port it reports in its listening line. */
+/** Runs the service (from the sources) with `env`: its process, its exit, and its output as it comes. */
 function service(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'service', 'main.ts')], {
     cwd: ROOT,
@@ -41,20 +43,11 @@ function service(env: Record<string, string>) {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
-  const port = async () => {
-    for (let i = 0; i < 300; i++) {
-      const match = /"port":(\d+)[^\n]*"msg":"listening"/.exec(stdout);
-      if (match) return Number(match[1]);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`did not listen:\n${stdout}${stderr}`);
-  };
-  return { child, exited, port, stdout: () => stdout, stderr: () => stderr };
+  killAtEnd(child);
+  const output = outputOf(child);
+  /** The port of the listening line. */
+  const port = async () => Number((await output.written(/"port":(\d+)[^\n]*"msg":"listening"/))[1]);
+  return { child, port, ...output };
 }
 
 const jsonLines = (text: string) =>
@@ -66,25 +59,23 @@ const jsonLines = (text: string) =>
 describe('start-up', () => {
   it('writes only JSON lines in production', async () => {
     const run = service({});
-    try {
-      const port = await run.port();
-      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
-      run.child.kill('SIGTERM');
-      expect(await run.exited).toBe(0);
-      const lines = jsonLines(run.stdout());
-      expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['listening', 'stopped']));
-    } finally {
-      run.child.kill('SIGKILL');
-    }
+    const port = await run.port();
+    expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
+    const lines = jsonLines(run.stdout());
+    expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['listening', 'stopped']));
   }, 60_000);
 
   it('gives up on a PostgreSQL that never answers with one line and exit 1, after trying again', async () => {
     const port = await freePort();
-    const run = service({ DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/test`, STARTUP_TIMEOUT_MS: '1500' });
+    // 5 s: tries at 0, 0.25, 0.75, 1.75 and 3.75 s, each refused at once; two retries need the
+    // first three, so a machine could be 3 s late and still give them.
+    const run = service({ DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/test`, STARTUP_TIMEOUT_MS: '5000' });
     expect(await run.exited).toBe(1);
     expect(run.stderr()).toMatch(
       new RegExp(
-        `^The service failed to start: PostgreSQL at 127\\.0\\.0\\.1:${port}/test did not answer within 2 s \\(STARTUP_TIMEOUT_MS\\): .+\\n$`,
+        `^The service failed to start: PostgreSQL at 127\\.0\\.0\\.1:${port}/test did not answer within 5 s \\(STARTUP_TIMEOUT_MS\\): .+\\n$`,
       ),
     );
     const retries = jsonLines(run.stdout()).filter((l) => /does not answer yet/.test(l.msg));
@@ -141,7 +132,7 @@ describe('start-up', () => {
     async () => {
       const port = await freePort();
       const run = service({ DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/test`, STARTUP_TIMEOUT_MS: '30000' });
-      for (let i = 0; i < 200 && !/does not answer yet/.test(run.stdout()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      await run.written(/does not answer yet/);
       run.child.kill('SIGTERM');
       expect(await run.exited).toBe(0);
       expect(jsonLines(run.stdout()).some((l) => l.msg === 'stopped before it started')).toBe(true);
@@ -152,13 +143,15 @@ describe('start-up', () => {
   it.runIf(redisEnabled())(
     'does not warn about a Redis that is only connecting',
     async () => {
-      const run = service({ REDIS_URL: TEST_REDIS_URL || 'redis://127.0.0.1:6379' });
+      const redisKeys = newRedisPrefix();
+      const run = service({ REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: redisKeys.prefix });
       try {
         await run.port();
         expect(run.stdout()).not.toMatch(/Redis does not answer yet/);
-      } finally {
         run.child.kill('SIGTERM');
-        await run.exited;
+        expect(await run.exited).toBe(0);
+      } finally {
+        await redisKeys.cleanup();
       }
     },
     60_000,
@@ -170,12 +163,15 @@ describe('start-up', () => {
       const target = new URL(TEST_DATABASE_URL);
       const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
       proxy.setMode('refuse');
-      const url = new URL(TEST_DATABASE_URL);
+      // A schema of its own, as its neighbours: the public one may hold what another checkout recorded.
+      const url = new URL(await urlWithNewSchema());
+      url.hostname = '127.0.0.1';
       url.port = String(proxy.port);
+      // 20 s to wait: the next try after the proxy forwards comes within 0.5 s.
       const run = service({ DATABASE_URL: url.href, STARTUP_TIMEOUT_MS: '20000' });
       try {
         // Up once the service has been refused and said it tries again.
-        for (let i = 0; i < 200 && !/does not answer yet/.test(run.stdout()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+        await run.written(/does not answer yet/);
         proxy.setMode('forward');
         const port = await run.port();
         expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
@@ -183,7 +179,6 @@ describe('start-up', () => {
         run.child.kill('SIGTERM');
         expect(await run.exited).toBe(0);
       } finally {
-        run.child.kill('SIGKILL');
         await proxy.close();
       }
     },

@@ -1,20 +1,43 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { connectRedis, REDIS_RETRY_AFTER_MS, redisCounters } from '../../src/service/limits/redis-counters.js';
+import { REDIS_RETRY_AFTER_MS, redisCounters } from '../../src/service/limits/redis-counters.js';
 import { PostgresStore } from '../../src/service/store/postgres/postgres-store.js';
 import {
   dropTestSchemas,
   newRedisPrefix,
   newSchemaName,
   postgresEnabled,
+  readyRedis,
   redisEnabled,
   TEST_DATABASE_URL,
   TEST_REDIS_URL,
+  untilReady,
 } from '../support/services.js';
 import { startTcpProxy } from '../../scripts/support/tcp-proxy.js';
 import { prometheusMetrics } from '../../src/service/metrics/prometheus.js';
 import { startTestServer } from '../support/test-server.js';
 
 afterAll(() => dropTestSchemas());
+
+/**
+ * What an unavailable PostgreSQL costs a request here: a connection or a query given up after
+ * 2 s. While it answers, nothing may come near that: a local connection is made in milliseconds
+ * (a few tens with both cores busy), and a timeout there would fail a request meant to succeed.
+ */
+const FAULT_TIMEOUTS = { connectTimeoutMs: 2_000, queryTimeoutMs: 2_000 };
+
+/**
+ * How soon the service serves again once PostgreSQL answers: at the next request, on a new
+ * connection. 10 s, the bound the stalled case states, leaves a loaded machine a wide margin.
+ */
+const RECOVERY_MS = 10_000;
+
+/** Calls `attempt` (100 ms apart) until it returns true or RECOVERY_MS have passed; whether it did. */
+async function recovers(attempt: () => Promise<boolean>): Promise<boolean> {
+  for (const deadline = Date.now() + RECOVERY_MS; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+    if (await attempt()) return true;
+  }
+  return false;
+}
 
 /** A TCP proxy in front of a service URL, and the same URL pointing at the proxy. */
 async function proxied(url: string, defaultPort: number) {
@@ -32,8 +55,7 @@ describe.skipIf(!postgresEnabled())('PostgreSQL down or slow', () => {
     const store = await PostgresStore.open({
       url,
       schema: newSchemaName(),
-      connectTimeoutMs: 300,
-      queryTimeoutMs: 600,
+      ...FAULT_TIMEOUTS,
       onPoolError: () => {},
     });
     const server = await startTestServer({ store });
@@ -65,15 +87,10 @@ describe.skipIf(!postgresEnabled())('PostgreSQL down or slow', () => {
         expect(posted.status, `${mode} POST`).toBe(503);
         expect((await fetch(`${server.origin}/readyz`)).status).toBe(503);
       }
-      console.log(`PostgreSQL unavailable → 503 after: ${timings.join(', ')} (connect timeout 300 ms, query timeout 600 ms)`);
+      console.log(`PostgreSQL unavailable → 503 after: ${timings.join(', ')} (connect and query timeouts 2 s)`);
 
       proxy.setMode('forward');
-      let recovered = 0;
-      for (let i = 0; i < 20 && recovered === 0; i++) {
-        if ((await get()).response.status === 200) recovered = i + 1;
-        else await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(recovered).toBeGreaterThan(0);
+      expect(await recovers(async () => (await get()).response.status === 200), 'serves again').toBe(true);
       expect((await fetch(`${server.origin}/readyz`)).status).toBe(200);
     } finally {
       await server.close();
@@ -90,8 +107,7 @@ describe.skipIf(!postgresEnabled())('PostgreSQL stalled, then answering again', 
     const store = await PostgresStore.open({
       url,
       schema: newSchemaName(),
-      connectTimeoutMs: 300,
-      queryTimeoutMs: 600,
+      ...FAULT_TIMEOUTS,
       onPoolError: () => {},
     });
     const server = await startTestServer({ store });
@@ -106,10 +122,10 @@ describe.skipIf(!postgresEnabled())('PostgreSQL stalled, then answering again', 
       expect(await Promise.all(Array.from({ length: 5 }, list))).toEqual([503, 503, 503, 503, 503]);
       expect(await get('/readyz')).toBe(503);
       proxy.setMode('forward');
-      const deadline = Date.now() + 10_000;
+      const deadline = Date.now() + RECOVERY_MS;
       let streak = 0;
       while (streak < 30 && Date.now() < deadline) streak = (await list()) === 200 ? streak + 1 : 0;
-      expect(streak, 'consecutive 200s within 10 s of the stall ending').toBe(30);
+      expect(streak, `consecutive 200s within ${RECOVERY_MS / 1000} s of the stall ending`).toBe(30);
       expect(await Promise.all(Array.from({ length: 5 }, () => get('/readyz')))).toEqual([200, 200, 200, 200, 200]);
     } finally {
       await server.close();
@@ -126,8 +142,7 @@ describe.skipIf(!postgresEnabled())('PostgreSQL down, keys that cannot be checke
     const store = await PostgresStore.open({
       url,
       schema: newSchemaName(),
-      connectTimeoutMs: 300,
-      queryTimeoutMs: 600,
+      ...FAULT_TIMEOUTS,
       onPoolError: () => {},
     });
     const { metrics, registry } = prometheusMetrics();
@@ -151,12 +166,7 @@ describe.skipIf(!postgresEnabled())('PostgreSQL down, keys that cannot be checke
       // Each counted as a store error in the metrics.
       expect(await registry.getSingleMetricAsString('animal_store_store_errors_total')).toMatch(/^animal_store_store_errors_total 20$/m);
       proxy.setMode('forward');
-      let status = 0;
-      for (let i = 0; i < 20 && status !== 200; i++) {
-        status = (await get({ Authorization: `Bearer ${key}` })).status;
-        if (status !== 200) await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(status).toBe(200);
+      expect(await recovers(async () => (await get({ Authorization: `Bearer ${key}` })).status === 200), 'serves again').toBe(true);
       // The address was neither used up nor banned: a request without a key is only a 401.
       const anonymous = await get({});
       expect(anonymous.status).toBe(401);
@@ -172,14 +182,16 @@ describe.skipIf(!redisEnabled())('Redis down or slow', () => {
   it('keeps answering with the rate-limit headers from memory, and shares limits again when Redis is back', async () => {
     const { proxy, url } = await proxied(TEST_REDIS_URL, 6379);
     const { prefix, cleanup } = newRedisPrefix();
-    const client = connectRedis({ url, commandTimeoutMs: 100 });
+    // 2 s: each stalled request waits this long; while Redis forwards, no command comes near it
+    // (a local PING takes 0.2 ms, at most 7 ms with both cores busy), so none falls back to memory.
+    const client = await readyRedis({ url, commandTimeoutMs: 2_000 });
     let fallbacks = 0;
     const server = await startTestServer({ counters: redisCounters(client, prefix, () => fallbacks++) });
     try {
-      for (let i = 0; i < 50 && client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
       const key = await server.newKey('free');
       const get = () => fetch(`${server.baseUrl}/pets`, { headers: { Authorization: `Bearer ${key}` } });
       expect((await get()).headers.get('x-ratelimit-remaining')).toBe('59');
+      expect(fallbacks, 'counted in Redis').toBe(0);
       for (const mode of ['stall', 'refuse'] as const) {
         proxy.setMode(mode);
         const started = Date.now();
@@ -190,10 +202,12 @@ describe.skipIf(!redisEnabled())('Redis down or slow', () => {
       }
       expect(fallbacks).toBeGreaterThan(0);
       proxy.setMode('forward');
-      for (let i = 0; i < 100 && client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 50));
-      // Redis is asked again REDIS_RETRY_AFTER_MS after its last failure.
+      await untilReady(client);
+      // Redis is asked again REDIS_RETRY_AFTER_MS after its last failure, which came before this.
       await new Promise((r) => setTimeout(r, REDIS_RETRY_AFTER_MS));
+      const before = fallbacks;
       expect((await get()).headers.get('x-ratelimit-remaining')).toBe('58');
+      expect(fallbacks, 'counted in Redis again').toBe(before);
     } finally {
       client.disconnect();
       await server.close();

@@ -1,6 +1,12 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { handlers } from '../../generated/handlers.js';
-import { dropTestSchemas, postgresEnabled } from '../support/services.js';
+import { PostgresStore } from '../../src/service/store/postgres/postgres-store.js';
+import { SqliteStore } from '../../src/service/store/sqlite/sqlite-store.js';
+import type { Store } from '../../src/service/store/store.js';
+import { dropTestSchemas, newSchemaName, postgresEnabled, TEST_DATABASE_URL } from '../support/services.js';
 import { startTestServer } from '../support/test-server.js';
 
 afterAll(() => dropTestSchemas());
@@ -110,7 +116,29 @@ describe.each(engines)('POST /v1/pets with Idempotency-Key (%s)', (engine) => {
 
   it('releases the key of a request that failed, so the retry creates the animal', async () => {
     let failures = 1;
+    // The claim is released once the failed response has gone (on PostgreSQL, on a connection
+    // of its own): the retry waits for that, not for a time.
+    const dir = mkdtempSync(join(tmpdir(), 'animal-store-idempotency-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const opened =
+      engine === 'postgres'
+        ? await PostgresStore.open({ url: TEST_DATABASE_URL, schema: newSchemaName() })
+        : SqliteStore.open(join(dir, 'store.db'));
+    let releasedOne = () => {};
+    const released = new Promise<void>((resolve) => (releasedOne = resolve));
+    const store = new Proxy(opened, {
+      get(target, property) {
+        if (property === 'releaseIdempotencyKey')
+          return async (...args: Parameters<Store['releaseIdempotencyKey']>) => {
+            await target.releaseIdempotencyKey(...args);
+            releasedOne();
+          };
+        const value = Reflect.get(target, property, target) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
     const { server, post, count } = await setup({
+      store,
       handlers: {
         ...handlers,
         createPet: async (input, context) => {
@@ -121,7 +149,7 @@ describe.each(engines)('POST /v1/pets with Idempotency-Key (%s)', (engine) => {
     });
     try {
       expect((await post('order-5', { name: 'Rex', categoryId: 3 })).status).toBe(500);
-      await new Promise((r) => setTimeout(r, 50));
+      await released;
       const retry = await post('order-5', { name: 'Rex', categoryId: 3 });
       expect(retry.status).toBe(201);
       expect(retry.headers.get('idempotent-replayed')).toBeNull();

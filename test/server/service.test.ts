@@ -7,7 +7,7 @@ import { handlers } from '../../generated/handlers.js';
 import { issueKey } from '../../src/service/keys/issue-key.js';
 import { RateLimiter } from '../../src/service/limits/limiter.js';
 import { memoryCounters } from '../../src/service/limits/memory-counters.js';
-import { startService, type RunningService } from '../../src/service/start-service.js';
+import { startService } from '../../src/service/start-service.js';
 import { SqliteStore } from '../../src/service/store/sqlite/sqlite-store.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { anonymousLimitsOf, banPolicyOf } from '../../src/service/config/load-config.js';
@@ -21,16 +21,20 @@ import { defaultConfig } from '../../src/service/config/settings.js';
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
-/** A service whose GET /pets takes `slowMs`, and a key for it. */
-async function slowService(
-  slowMs: number,
-  closed: string[],
-): Promise<{ service: RunningService; get: () => Promise<Response>; store: SqliteStore }> {
+/**
+ * A service whose GET /pets waits, once it has the request (`entered`), until the test lets it
+ * answer (`release`): no timing decides what is in flight.
+ */
+async function slowService(closed: string[], shutdownTimeoutMs: number) {
   const dir = mkdtempSync(join(tmpdir(), 'animal-store-service-'));
   dirs.push(dir);
   const store = SqliteStore.open(join(dir, 'store.db'));
   const clock = new FakeClock();
   const { key } = await issueKey(store, { name: 'test', plan: 'pro', environment: 'production' }, new Date(clock.now()));
+  let enter = () => {};
+  const entered = new Promise<void>((resolve) => (enter = resolve));
+  let release = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
   const service = await startService({
     store,
     limiter: new RateLimiter(memoryCounters(), clock, banPolicyOf(defaultConfig())),
@@ -41,28 +45,31 @@ async function slowService(
     handlers: {
       ...handlers,
       listPets: async (input, context) => {
-        await new Promise((resolve) => setTimeout(resolve, slowMs));
+        enter();
+        await released;
         return handlers.listPets(input, context);
       },
     },
     port: 0,
     host: '127.0.0.1',
-    shutdownTimeoutMs: 5_000,
+    shutdownTimeoutMs,
     alsoClose: [() => void closed.push('first'), () => void closed.push('second')],
   });
   const get = () => fetch(`${service.origin}/v1/pets`, { headers: { Authorization: `Bearer ${key}` } });
-  return { service, get, store };
+  return { service, get, store, entered, release };
 }
 
 describe('startService and its stop', () => {
   it('finishes a request in flight, refuses new connections, then closes the store and what it was given, in order', async () => {
     const closed: string[] = [];
-    const { service, get, store } = await slowService(400, closed);
+    const { service, get, store, entered, release } = await slowService(closed, 5_000);
     expect(service.origin).toBe(`http://localhost:${service.port}`);
     const inFlight = get();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await entered;
     const stopping = service.stop();
     await expect(get()).rejects.toThrow();
+    expect(closed, 'nothing closed while a request is in flight').toEqual([]);
+    release();
     const answered = await inFlight;
     expect(answered.status).toBe(200);
     expect(answered.headers.get('connection')).toBe('close');
@@ -76,20 +83,18 @@ describe('startService and its stop', () => {
 
   it('cuts the grace period when stopped again with a shorter one (a second Ctrl+C)', async () => {
     const closed: string[] = [];
-    const { service, get } = await slowService(60_000, closed);
+    // A grace far beyond the test's timeout, and a request never let go: only the second stop
+    // can end the first.
+    const { service, get, entered } = await slowService(closed, 600_000);
     const inFlight = get().then(
       (response) => `answered ${response.status}`,
       () => 'connection closed',
     );
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const started = Date.now();
+    await entered;
     const stopping = service.stop();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(closed).toEqual([]);
     await service.stop({ graceMs: 0 });
     await stopping;
     expect(await inFlight).toBe('connection closed');
-    expect(Date.now() - started).toBeLessThan(4_000);
     expect(closed).toEqual(['first', 'second']);
   });
 });

@@ -78,8 +78,10 @@ describe.skipIf(!enabled)('PostgreSQL store', () => {
     const store = await PostgresStore.open({
       url: viaProxy.toString(),
       schema: newSchemaName(),
-      connectTimeoutMs: 300,
-      queryTimeoutMs: 500,
+      // 2 s: what a silent PostgreSQL costs here, and far from what a connection or a query
+      // takes while it answers (milliseconds, a few tens with both cores busy).
+      connectTimeoutMs: 2_000,
+      queryTimeoutMs: 2_000,
       onPoolError: () => {},
     });
     try {
@@ -89,7 +91,7 @@ describe.skipIf(!enabled)('PostgreSQL store', () => {
       proxy.setMode('blackhole');
       const started = Date.now();
       await expect(store.listPets({ limit: 1 })).rejects.toBeInstanceOf(StoreUnavailableError);
-      console.log(`PostgreSQL silent: StoreUnavailableError after ${Date.now() - started} ms (connect timeout 300 ms)`);
+      console.log(`PostgreSQL silent: StoreUnavailableError after ${Date.now() - started} ms (connect timeout 2 s)`);
       proxy.setMode('forward');
       await expect(store.ping()).resolves.toBeUndefined();
     } finally {

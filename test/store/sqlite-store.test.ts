@@ -16,7 +16,7 @@ const dir = mkdtempSync(join(tmpdir(), 'animal-store-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 const freshPath = () => join(dir, `store-${++n}`, 'animal-store.db');
-/** Waits until the store reads data_version again (see DATA_VERSION_TRUSTED_MS). */
+/** Waits until the store reads data_version again (see DATA_VERSION_TRUSTED_MS): at least that long; a busy machine only waits longer, which changes nothing. */
 const afterTrustedReading = () => new Promise((resolve) => setTimeout(resolve, DATA_VERSION_TRUSTED_MS + 1));
 
 defineStoreSuite('SQLite', () => Promise.resolve(SqliteStore.open(freshPath())));

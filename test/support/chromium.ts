@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
+import { atEnd } from './processes.js';
 
 /** Debian's Chromium; `.ci/run` installs it when missing. */
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -14,9 +15,9 @@ export const browserTestsEnabled = (() => {
   return false;
 })();
 
-/** Launches headless Chromium with no background network traffic. */
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
+/** Launches headless Chromium with no background network traffic; closed when the test (or file) that launched it ends. */
+export async function launchChromium(): Promise<Browser> {
+  const browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
     args: [
@@ -29,4 +30,6 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+  atEnd(() => browser.close());
+  return browser;
 }

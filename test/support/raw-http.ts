@@ -106,6 +106,8 @@ export function exchange(origin: string, parts: Buffer[], gapMs = 0): Promise<Ra
         reject(error instanceof Error ? error : new Error(String(error)));
       }
     };
+    // A server answers or closes in milliseconds (the slow clients' timeouts are under a second):
+    // 20 s only bounds one that does neither.
     const timer = setTimeout(() => {
       socket.destroy();
       if (!done) reject(new Error(`no answer from ${origin} within 20 s`));

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import pg from 'pg';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { deleteKeysUnder } from '../../scripts/support/redis-keys.js';
+import { connectRedis, type RedisOptions } from '../../src/service/limits/redis-counters.js';
 
 /**
  * The real PostgreSQL and Redis the scale-out tests run against: TEST_DATABASE_URL and
@@ -57,11 +60,26 @@ export function newRedisPrefix(): { prefix: string; cleanup: () => Promise<void>
   const prefix = `test-${randomBytes(6).toString('hex')}`;
   return {
     prefix,
-    async cleanup() {
-      const client = new Redis(TEST_REDIS_URL);
-      const keys = await client.keys(`${prefix}:*`);
-      if (keys.length > 0) await client.del(...keys);
-      client.disconnect();
-    },
+    cleanup: () => deleteKeysUnder(TEST_REDIS_URL, prefix),
   };
+}
+
+/**
+ * A Redis connection as the service makes it (connectRedis), once it is ready: before that,
+ * counters on it count in memory (the fallback), which a test would take for a miscount.
+ */
+export async function readyRedis(options: RedisOptions): Promise<Redis> {
+  const client = connectRedis(options);
+  try {
+    if (client.status !== 'ready') await once(client, 'ready');
+  } catch (error) {
+    client.disconnect();
+    throw error;
+  }
+  return client;
+}
+
+/** Resolves once `client`, reconnecting after an outage, is ready again (the errors of its attempts meanwhile are expected). */
+export function untilReady(client: Redis): Promise<void> {
+  return client.status === 'ready' ? Promise.resolve() : new Promise((resolve) => client.once('ready', () => resolve()));
 }

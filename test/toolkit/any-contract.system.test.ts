@@ -7,6 +7,7 @@ import { startServer, type ServerProcess } from '../../scripts/support/server-pr
 import { freePort } from '../../src/shared/free-port.js';
 import { RepositoryCopy, type Outcome } from '../designer/repository-copy.js';
 import { ROOT } from '../support/run.js';
+import { killAtEnd } from '../support/processes.js';
 
 /**
  * The toolkit on a contract that has none of the Animal Store's operations: a copy of this
@@ -105,12 +106,14 @@ describe('the toolkit on a contract without the Animal Store’s operations', ()
         env: { ...process.env, NO_COLOR: '1' },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
+      killAtEnd(mock);
       let output = '';
       mock.stdout.on('data', (c: Buffer) => (output += c.toString()));
       mock.stderr.on('data', (c: Buffer) => (output += c.toString()));
       const exited = new Promise<number | null>((done) => mock.once('exit', (code) => done(code)));
       try {
-        await expect.poll(() => output, { timeout: 30_000, interval: 100 }).toContain('Press Ctrl+C to stop.');
+        // Prism starts in a few seconds; only a mock that never starts waits out the step.
+        await expect.poll(() => output, { timeout: STEP_MS / 2, interval: 100 }).toContain('Press Ctrl+C to stop.');
         expect(output).toContain(`Mock Order Desk API at http://127.0.0.1:${port}/v1`);
         expect(output).toContain(`curl -H 'Authorization: Bearer any' http://127.0.0.1:${port}/v1/orders`);
         const response = await fetch(`http://127.0.0.1:${port}/v1/orders`, { headers: { Authorization: 'Bearer any' } });
@@ -139,9 +142,11 @@ describe('the toolkit on a contract without the Animal Store’s operations', ()
         env: { DATABASE_PATH: join(copy.dir, 'data/orders.db'), NODE_ENV: 'development', LOG_LEVEL: 'info' },
         probePath: '/readyz',
         keepStdout: true,
+        onSpawn: killAtEnd,
       });
-      // The banner may reach its pipe after the first answer reaches the probe.
-      await vi.waitFor(() => expect(service.output()).toContain('More keys:'), { timeout: 10_000, interval: 50 });
+      // The banner may reach its pipe after the first answer reaches the probe (it is written in
+      // the same turn as the listening line); only a missing banner waits out the step.
+      await vi.waitFor(() => expect(service.output()).toContain('More keys:'), { timeout: STEP_MS / 2, interval: 50 });
       key = /Created a development key .*\n {2}(\S+)\n/.exec(service.output())?.[1] ?? '';
     }, STEP_MS);
     afterAll(() => service?.stop());

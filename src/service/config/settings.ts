@@ -171,7 +171,7 @@ export const SETTINGS = {
   }),
   shutdownTimeoutMs: setting({
     variable: 'SHUTDOWN_TIMEOUT_MS',
-    doc: 'How long shutdown waits for in-flight requests.',
+    doc: 'How long shutdown waits for in-flight requests. The last log lines then get at most 1 s more, and are dropped if stdout takes none.',
     default: 10_000,
     parse: wholeNumber(0, 600_000),
   }),
