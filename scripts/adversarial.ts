@@ -1,11 +1,6 @@
 /**
- * `npm run adversarial`: what hostile clients cost the service, measured on the
- * compiled service in its own process, on loopback only:
- *   1. CPU time per request for the nastiest bodies up to 16 KiB;
- *   2. latency of a well-behaved client while one Free key sends those bodies;
- *   3. resident memory after requests from 1,000,000 distinct client addresses;
- *   4. a polite client's latency and failures while idle connections flood the service;
- *   5. how soon two instances share limits again after their Redis stalled.
+ * `npm run adversarial`: what hostile clients cost the service, measured on the compiled service
+ * in its own process, on loopback only (the six parts are in HELP).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -28,8 +23,8 @@ import {
   type LatencyFigures,
 } from './hostile-clients.js';
 import {
+  connectionFloods,
   connectionLines,
-  floodConnections,
   percentile,
   redisStall,
   stallLines,
@@ -54,7 +49,10 @@ throw-away SQLite file, TRUST_PROXY=true), on loopback only:
   4. p99 latency and failures of a polite client (GET /v1/pets, 20 a second, each on a new
      connection) while idle connections from many loopback addresses (127.2.x.y), opened again
      a second after the service closes one, flood it;       target: p99 under 50 ms, no failure
-  5. with Redis: two instances share limits through a proxy to Redis that keeps their
+  5. the same polite client, from an address holding no connection, while one idle connection
+     from each of more loopback addresses than MAX_CONNECTIONS (10,000) fills the service's
+     connections, each opened again a second after it is closed;  target: every request served
+  6. with Redis: two instances share limits through a proxy to Redis that keeps their
      connections open but passes nothing for a while, then passes traffic again; seconds from
      Redis answering until the instances share limits again;            target: under 10 s
 
@@ -66,6 +64,9 @@ Options:
                      as many open files, see ulimit -n).
   --connection-addresses N
                      Loopback addresses they come from (default 150).
+  --spread-connections N
+                     Idle connections of part 5, one from each loopback address (default 11000,
+                     beyond the service's MAX_CONNECTIONS).
   --redis-url URL    The Redis of part 5 (default: TEST_REDIS_URL; unset: part 5 is skipped).
   --stall-seconds S  How long Redis passes nothing (default 8).
   -h, --help         Show this help.
@@ -93,6 +94,7 @@ interface Options {
   addresses: number;
   connections: number;
   connectionAddresses: number;
+  spreadConnections: number;
   redisUrl: string;
   stallSeconds: number;
 }
@@ -104,6 +106,7 @@ function readOptions(): Options {
     addresses: { type: 'string', default: '1000000' },
     connections: { type: 'string', default: '15000' },
     'connection-addresses': { type: 'string', default: '150' },
+    'spread-connections': { type: 'string', default: '11000' },
     'redis-url': { type: 'string', default: process.env.TEST_REDIS_URL ?? '' },
     'stall-seconds': { type: 'string', default: '8' },
   });
@@ -114,6 +117,7 @@ function readOptions(): Options {
     addresses: wholeNumberOption(HELP, 'addresses', values.addresses, 1000),
     connections: wholeNumberOption(HELP, 'connections', values.connections, 100),
     connectionAddresses: wholeNumberOption(HELP, 'connection-addresses', values['connection-addresses'], 1),
+    spreadConnections: wholeNumberOption(HELP, 'spread-connections', values['spread-connections'], 100),
     redisUrl: values['redis-url'],
     stallSeconds: wholeNumberOption(HELP, 'stall-seconds', values['stall-seconds'], 1),
   };
@@ -160,7 +164,7 @@ async function measureMemory(
   dir: string,
 ): Promise<{ memory: MemoryFigures; flood: FloodFigures }> {
   const idle = server.rssMiB();
-  log(`3/5 ${addresses.toLocaleString('en-US')} distinct client addresses through X-Forwarded-For (wrk)`);
+  log(`3/6 ${addresses.toLocaleString('en-US')} distinct client addresses through X-Forwarded-For (wrk)`);
   const flood = await floodAddresses(server, addresses, dir);
   const after = server.rssMiB();
   // V8 keeps the heap it grew under load for a while: the figure after ten idle seconds too.
@@ -176,11 +180,12 @@ interface Figures {
   memory: MemoryFigures;
   flood: FloodFigures;
   connections: ConnectionFloodFigures;
+  spread: ConnectionFloodFigures;
   stall: RedisStallFigures | null;
 }
 
 /** What `npm run adversarial` prints. */
-function report({ cpuRows, latency, seconds, memory, flood, connections, stall }: Figures): string {
+function report({ cpuRows, latency, seconds, memory, flood, connections, spread, stall }: Figures): string {
   const worstCpu = Math.max(...cpuRows.map((r) => r.cpuMsPerRequest));
   const { latencies, attackerStatuses } = latency;
   const p99 = percentile(latencies, 99);
@@ -201,7 +206,9 @@ function report({ cpuRows, latency, seconds, memory, flood, connections, stall }
     '',
     `3. resident memory: idle ${memory.idle.toFixed(0)} MiB; after ${flood.sent.toLocaleString('en-US')} requests from distinct addresses in ${flood.seconds.toFixed(0)} s: ${memory.after.toFixed(0)} MiB (+${grown.toFixed(0)} MiB; target: under 64 MiB more) ${verdict(grown < 64)}; 10 s later: ${memory.settled.toFixed(0)} MiB`,
     '',
-    ...connectionLines(connections),
+    ...connectionLines('4. connection flood', connections, true),
+    '',
+    ...connectionLines('5. connections from many addresses', spread, false),
     '',
     ...stallLines(stall),
   ];
@@ -219,18 +226,15 @@ async function main(): Promise<void> {
     const databasePath = join(dir, 'store.db');
     const keys = await issueKeys(databasePath);
     server = await startService(databasePath);
-    log(`1/5 CPU time per request: ${batch} requests per body kind`);
+    log(`1/6 CPU time per request: ${batch} requests per body kind`);
     const cpuRows = await measureCpu(server, keys.wide, batch);
-    log(`2/5 latency of a polite client for ${seconds} s while a Free key sends hostile bodies`);
+    log(`2/6 latency of a polite client for ${seconds} s while a Free key sends hostile bodies`);
     const latency = await measureLatency(server, keys, seconds);
     const { memory, flood } = await measureMemory(server, addresses, dir);
-    log(
-      `4/5 ${options.connections} idle connections from ${options.connectionAddresses} loopback addresses, and a polite client for ${seconds} s`,
-    );
-    const connections = await floodConnections(server, keys.polite, { ...options, addresses: options.connectionAddresses });
-    log(options.redisUrl ? `5/5 two instances on Redis, which stalls for ${options.stallSeconds} s` : '5/5 skipped: no Redis');
+    const { connections, spread } = await connectionFloods(server, keys.polite, options, log);
+    log(options.redisUrl ? `6/6 two instances on Redis, which stalls for ${options.stallSeconds} s` : '6/6 skipped: no Redis');
     const stall = await redisStall(options.redisUrl, options.stallSeconds, (name, env) => startService(join(dir, `${name}.db`), env, name));
-    process.stdout.write(report({ cpuRows, latency, seconds, memory, flood, connections, stall }));
+    process.stdout.write(report({ cpuRows, latency, seconds, memory, flood, connections, spread, stall }));
   } finally {
     await server?.stop();
     closeConnections();

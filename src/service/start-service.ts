@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { SETTINGS } from './config/settings.js';
 import { anonymousRateLimitHeaders, createApp, type AppDependencies } from './http/app.js';
-import { createHttpServer, type ConnectionLimits, type HttpTimeouts } from './http/http-server.js';
+import type { ConnectionLimits } from './http/connection-cap.js';
+import { createHttpServer, type HttpTimeouts } from './http/http-server.js';
 
 /** What {@link startService} needs: the app's dependencies and where to listen. */
 export interface ServiceOptions extends AppDependencies {
@@ -68,7 +69,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     alsoClose = [],
     ...dependencies
   } = options;
-  const server = createHttpServer(createApp(dependencies), {
+  const { server } = createHttpServer(createApp(dependencies), {
     timeouts: { ...HTTP_TIMEOUTS, ...timeouts },
     connections: { ...CONNECTION_LIMITS, ...connections },
     rateLimitHeadersFor: anonymousRateLimitHeaders(dependencies),

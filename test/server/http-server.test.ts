@@ -38,7 +38,7 @@ describe('createHttpServer', () => {
 
   beforeAll(async () => {
     const config = defaultConfig();
-    server = createHttpServer(app, { timeouts: httpTimeoutsOf(config), connections: config, rateLimitHeadersFor: async () => ({}) });
+    ({ server } = createHttpServer(app, { timeouts: httpTimeoutsOf(config), connections: config, rateLimitHeadersFor: async () => ({}) }));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });

@@ -195,7 +195,7 @@ export const SETTINGS = {
   }),
   maxConnections: setting({
     variable: 'MAX_CONNECTIONS',
-    doc: 'Connections held at once, in all; beyond it new ones are closed at once, and beyond 90 % of it only addresses holding fewer connections than the others get one. Keep it below the open-file limit (ulimit -n; Node raises the soft limit to the hard one at start).',
+    doc: "Connections held at once, in all; a new one beyond it takes the place of the connection idle longest (no request in progress), and is closed at once only when every connection has a request in progress, or when its address holds its share already (the mean) and that connection is another address's. Keep it below the open-file limit (ulimit -n; Node raises the soft limit to the hard one at start).",
     default: 10_000,
     parse: wholeNumber(10, 10_000_000),
   }),
