@@ -72,6 +72,7 @@ async function main(): Promise<void> {
     timeouts: httpTimeoutsOf(config),
     connections: { maxConnections: config.maxConnections, maxConnectionsPerAddress: config.maxConnectionsPerAddress },
     shutdownTimeoutMs: config.shutdownTimeoutMs,
+    shutdownLingerMs: config.shutdownLingerMs,
     alsoClose: [() => clearInterval(purge), () => metricsServer?.close(), () => redis?.disconnect(), () => logger.info('stopped')],
   });
   if (prometheus && config.metricsPort !== null)
@@ -82,7 +83,7 @@ async function main(): Promise<void> {
   stopOnSignals(service, (signal, again) =>
     again
       ? logger.warn({ signal }, 'stopping now: closing the connections of in-flight requests')
-      : logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests'),
+      : logger.info({ signal }, 'shutting down: answering the requests already sent, then no new connections'),
   );
 }
 

@@ -108,7 +108,7 @@ describe.each(engines.filter((e) => e.enabled))('the service process on $name', 
     }
   }, 90_000);
 
-  it('finishes an in-flight request on SIGTERM, refuses new ones, and exits 0', async () => {
+  it('finishes an in-flight request on SIGTERM, refuses new connections once it has lingered, and exits 0', async () => {
     const { databasePath, env, key } = await prepare();
     const server = await startServiceProcess(databasePath, env);
     const url = new URL(`${server.baseUrl}/pets`);
@@ -134,14 +134,24 @@ describe.each(engines.filter((e) => e.enabled))('the service process on $name', 
       req.write(body.slice(0, 10));
       setTimeout(() => {
         server.child.kill('SIGTERM');
-        // A new connection is refused; then the request in flight sends the rest of its body.
-        setTimeout(() => {
-          expect(fetch(`${server.baseUrl}/pets`, { headers: { Authorization: `Bearer ${key}` } }))
-            .rejects.toThrow()
-            .then(() => req.end(body.slice(10)), reject);
-        }, 300);
+        // Once new connections are refused (after SHUTDOWN_LINGER_MS, 1 s by default, during
+        // which they are answered), the request in flight sends the rest of its body.
+        refusedWithin(10_000).then(() => req.end(body.slice(10)), reject);
       }, 300);
     });
+
+    /** Resolves once a new connection is refused, trying every 25 ms for up to `ms`. */
+    async function refusedWithin(ms: number): Promise<void> {
+      for (const until = performance.now() + ms; performance.now() < until;) {
+        const refused = await fetch(`${server.origin}/healthz`).then(
+          (r) => r.arrayBuffer().then(() => false),
+          () => true,
+        );
+        if (refused) return;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      throw new Error(`new connections were still answered ${ms} ms after SIGTERM`);
+    }
 
     const result = await response;
     expect(result.status).toBe(201);

@@ -171,8 +171,14 @@ export const SETTINGS = {
   }),
   shutdownTimeoutMs: setting({
     variable: 'SHUTDOWN_TIMEOUT_MS',
-    doc: 'How long shutdown waits for in-flight requests.',
+    doc: 'How long a stop (SIGTERM, SIGINT) may take: past it, the connections of requests still in flight are closed.',
     default: 10_000,
+    parse: wholeNumber(0, 600_000),
+  }),
+  shutdownLingerMs: setting({
+    variable: 'SHUTDOWN_LINGER_MS',
+    doc: 'On a stop, keep answering for up to this long (within SHUTDOWN_TIMEOUT_MS), on open connections and new ones, each answer closing its connection and /readyz answering 503, so that requests already sent are answered; then stop listening and close idle connections. It ends sooner once no connection is open.',
+    default: 1_000,
     parse: wholeNumber(0, 600_000),
   }),
   headersTimeoutMs: setting({

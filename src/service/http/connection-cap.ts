@@ -21,6 +21,8 @@ export interface HeldConnections {
   readonly open: number;
   /** The response under way on `socket` (the last one, when pipelined), if a request is in progress there. */
   responding(socket: Socket): ServerResponse | undefined;
+  /** From now on every response closes its connection after it, those under way included. */
+  closeAfterResponses(): void;
 }
 
 /** A connection the server holds; while it has no request in progress, it is in the list of idle ones. */
@@ -102,6 +104,7 @@ export function capConnections(server: Server, limits: ConnectionLimits): HeldCo
   const byAddress = new Map<string, number>();
   const held = new Map<Socket, Held>();
   const idle = new IdleList();
+  let closing = false;
   // One listener for every response, not a closure per request. Node detaches the socket from
   // the response as it finishes, so it is found through the request.
   function answered(this: ServerResponse) {
@@ -119,6 +122,7 @@ export function capConnections(server: Server, limits: ConnectionLimits): HeldCo
       connection.response = res;
       res.on('finish', answered);
     }
+    if (closing) res.setHeader('Connection', 'close');
   });
   server.on('connection', (socket: Socket) => {
     const address = canonicalAddress(socket.remoteAddress) ?? 'unknown';
@@ -142,5 +146,9 @@ export function capConnections(server: Server, limits: ConnectionLimits): HeldCo
       return held.size;
     },
     responding: (socket) => held.get(socket)?.response ?? undefined,
+    closeAfterResponses: () => {
+      closing = true;
+      for (const { response } of held.values()) if (response && !response.headersSent) response.setHeader('Connection', 'close');
+    },
   };
 }
