@@ -1,12 +1,6 @@
 /**
- * `npm run adversarial`: what hostile clients cost the service, measured on the
- * compiled service in its own process, on loopback only:
- *   1. CPU time per request for the nastiest bodies up to 16 KiB;
- *   2. latency of a well-behaved client while one Free key sends those bodies;
- *   3. resident memory after requests from 1,000,000 distinct client addresses;
- *   4. a polite client's latency and failures while idle connections flood the service;
- *   5. how soon two instances share limits again after their Redis stalled;
- *   6. what uploaders of endless chunked bodies send, and a polite client's latency meanwhile.
+ * `npm run adversarial`: what hostile clients cost the service, measured on the compiled service
+ * in its own process, on loopback only (the seven parts are in HELP).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -30,8 +24,8 @@ import {
   type MemoryFigures,
 } from './hostile-clients.js';
 import {
+  connectionFloods,
   connectionLines,
-  floodConnections,
   percentile,
   redisStall,
   stallLines,
@@ -57,13 +51,16 @@ throw-away SQLite file, TRUST_PROXY=true), on loopback only:
   4. p99 latency and failures of a polite client (GET /v1/pets, 20 a second, each on a new
      connection) while idle connections from many loopback addresses (127.2.x.y), opened again
      a second after the service closes one, flood it;       target: p99 under 50 ms, no failure
-  5. with Redis: two instances share limits through a proxy to Redis that keeps their
+  5. the same polite client, from an address holding no connection, while one idle connection
+     from each of more loopback addresses than MAX_CONNECTIONS (10,000) fills the service's
+     connections, each opened again a second after it is closed;  target: every request served
+  6. with Redis: two instances share limits through a proxy to Redis that keeps their
      connections open but passes nothing for a while, then passes traffic again; seconds from
      Redis answering until the instances share limits again;            target: under 10 s
-  6. uploaders that send POST /v1/pets with a chunked body of 1 MiB chunks that never ends,
+  7. uploaders that send POST /v1/pets with a chunked body of 1 MiB chunks that never ends,
      each starting again once the service closes it, beside a polite client (GET /v1/pets, 20 a
      second, on one kept-alive connection); MiB sent per upload before the service closed it
-     (the 16 KiB limit plus what the sockets buffer);   target: under 16 MiB, polite p99 under
+     (the 16 KiB limit and what the sockets buffer);     target: under 16 MiB, polite p99 under
      50 ms and no failure
 
 Options:
@@ -74,9 +71,12 @@ Options:
                      as many open files, see ulimit -n).
   --connection-addresses N
                      Loopback addresses they come from (default 150).
-  --redis-url URL    The Redis of part 5 (default: TEST_REDIS_URL; unset: part 5 is skipped).
+  --spread-connections N
+                     Idle connections of part 5, one from each loopback address (default 11000,
+                     beyond the service's MAX_CONNECTIONS).
+  --redis-url URL    The Redis of part 6 (default: TEST_REDIS_URL; unset: part 6 is skipped).
   --stall-seconds S  How long Redis passes nothing (default 8).
-  --uploaders N      Uploaders of part 6 (default 8).
+  --uploaders N      Uploaders of part 7 (default 8).
   -h, --help         Show this help.
 `;
 
@@ -95,6 +95,7 @@ interface Options {
   addresses: number;
   connections: number;
   connectionAddresses: number;
+  spreadConnections: number;
   redisUrl: string;
   stallSeconds: number;
   uploaders: number;
@@ -107,6 +108,7 @@ function readOptions(): Options {
     addresses: { type: 'string', default: '1000000' },
     connections: { type: 'string', default: '15000' },
     'connection-addresses': { type: 'string', default: '150' },
+    'spread-connections': { type: 'string', default: '11000' },
     'redis-url': { type: 'string', default: process.env.TEST_REDIS_URL ?? '' },
     'stall-seconds': { type: 'string', default: '8' },
     uploaders: { type: 'string', default: '8' },
@@ -118,6 +120,7 @@ function readOptions(): Options {
     addresses: wholeNumberOption(HELP, 'addresses', values.addresses, 1000),
     connections: wholeNumberOption(HELP, 'connections', values.connections, 100),
     connectionAddresses: wholeNumberOption(HELP, 'connection-addresses', values['connection-addresses'], 1),
+    spreadConnections: wholeNumberOption(HELP, 'spread-connections', values['spread-connections'], 100),
     redisUrl: values['redis-url'],
     stallSeconds: wholeNumberOption(HELP, 'stall-seconds', values['stall-seconds'], 1),
     uploaders: wholeNumberOption(HELP, 'uploaders', values.uploaders, 1),
@@ -166,12 +169,13 @@ interface Figures {
   memory: MemoryFigures;
   flood: FloodFigures;
   connections: ConnectionFloodFigures;
+  spread: ConnectionFloodFigures;
   stall: RedisStallFigures | null;
   bodies: BodyFloodFigures;
 }
 
 /** What `npm run adversarial` prints. */
-function report({ cpuRows, latency, seconds, memory, flood, connections, stall, bodies }: Figures): string {
+function report({ cpuRows, latency, seconds, memory, flood, connections, spread, stall, bodies }: Figures): string {
   const worstCpu = Math.max(...cpuRows.map((r) => r.cpuMsPerRequest));
   const { latencies, attackerStatuses } = latency;
   const p99 = percentile(latencies, 99);
@@ -192,7 +196,9 @@ function report({ cpuRows, latency, seconds, memory, flood, connections, stall, 
     '',
     `3. resident memory: idle ${memory.idle.toFixed(0)} MiB; after ${flood.sent.toLocaleString('en-US')} requests from distinct addresses in ${flood.seconds.toFixed(0)} s: ${memory.after.toFixed(0)} MiB (+${grown.toFixed(0)} MiB; target: under 64 MiB more) ${verdict(grown < 64)}; 10 s later: ${memory.settled.toFixed(0)} MiB`,
     '',
-    ...connectionLines(connections),
+    ...connectionLines('4. connection flood', connections, true),
+    '',
+    ...connectionLines('5. connections from many addresses', spread, false),
     '',
     ...stallLines(stall),
     '',
@@ -212,21 +218,18 @@ async function main(): Promise<void> {
     const databasePath = join(dir, 'store.db');
     const keys = await issueKeys(databasePath);
     server = await startService(databasePath);
-    log(`1/6 CPU time per request: ${batch} requests per body kind`);
+    log(`1/7 CPU time per request: ${batch} requests per body kind`);
     const cpuRows = await measureCpu(server, keys.wide, batch);
-    log(`2/6 latency of a polite client for ${seconds} s while a Free key sends hostile bodies`);
+    log(`2/7 latency of a polite client for ${seconds} s while a Free key sends hostile bodies`);
     const latency = await measureLatency(server, keys, seconds);
-    log(`3/6 ${addresses.toLocaleString('en-US')} distinct client addresses through X-Forwarded-For (wrk)`);
+    log(`3/7 ${addresses.toLocaleString('en-US')} distinct client addresses through X-Forwarded-For (wrk)`);
     const { memory, flood } = await measureMemory(server, addresses, dir);
-    log(
-      `4/6 ${options.connections} idle connections from ${options.connectionAddresses} loopback addresses, and a polite client for ${seconds} s`,
-    );
-    const connections = await floodConnections(server, keys.polite, { ...options, addresses: options.connectionAddresses });
-    log(options.redisUrl ? `5/6 two instances on Redis, which stalls for ${options.stallSeconds} s` : '5/6 skipped: no Redis');
+    const { connections, spread } = await connectionFloods(server, keys.polite, options, log);
+    log(options.redisUrl ? `6/7 two instances on Redis, which stalls for ${options.stallSeconds} s` : '6/7 skipped: no Redis');
     const stall = await redisStall(options.redisUrl, options.stallSeconds, (name, env) => startService(join(dir, `${name}.db`), env, name));
-    log(`6/6 ${options.uploaders} uploaders of endless chunked bodies, and a polite client for ${seconds} s`);
+    log(`7/7 ${options.uploaders} uploaders of endless chunked bodies, and a polite client for ${seconds} s`);
     const bodies = await floodBodies(server, { uploadKey: keys.wide, politeKey: keys.polite }, { uploaders: options.uploaders, seconds });
-    process.stdout.write(report({ cpuRows, latency, seconds, memory, flood, connections, stall, bodies }));
+    process.stdout.write(report({ cpuRows, latency, seconds, memory, flood, connections, spread, stall, bodies }));
   } finally {
     await server?.stop();
     closeConnections();

@@ -1,5 +1,5 @@
 /**
- * Part 6 of `npm run adversarial`: uploaders that send request bodies without end, chunked,
+ * Part 7 of `npm run adversarial`: uploaders that send request bodies without end, chunked,
  * beside a polite client.
  */
 import { once } from 'node:events';
@@ -124,13 +124,13 @@ export async function floodBodies(
   }
 }
 
-/** Part 6 of the report. */
+/** Part 7 of the report. */
 export function bodyFloodLines({ uploaders, uploads, sentBytes, statuses, latencies, failures }: BodyFloodFigures): string[] {
   const perUpload = sentBytes / Math.max(1, uploads) / 1024 / 1024;
   const p99 = percentile(latencies, 99);
   const answered = [...statuses].map(([status, n]) => `${n} × ${status}`).join(', ');
   return [
-    `6. endless chunked bodies: ${uploaders} uploaders began ${uploads.toLocaleString('en-US')} uploads (${answered}), sending ${(sentBytes / 1024 / 1024 / 1024).toFixed(2)} GiB in all`,
+    `7. endless chunked bodies: ${uploaders} uploaders began ${uploads.toLocaleString('en-US')} uploads (${answered}), sending ${(sentBytes / 1024 / 1024 / 1024).toFixed(2)} GiB in all`,
     `   ${perUpload.toFixed(1)} MiB sent per upload before the service closed it (target: under ${MAX_MIB_PER_UPLOAD} MiB) ${verdict(perUpload < MAX_MIB_PER_UPLOAD)}`,
     `   polite client, ${latencies.length + failures} GETs on one connection: ${failures} failed; p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms (target: p99 under 50 ms, no failure) ${verdict(p99 < 50 && failures === 0)}`,
   ];

@@ -74,6 +74,7 @@ async function main(): Promise<void> {
     timeouts: httpTimeoutsOf(config),
     connections: { maxConnections: config.maxConnections, maxConnectionsPerAddress: config.maxConnectionsPerAddress },
     shutdownTimeoutMs: config.shutdownTimeoutMs,
+    shutdownLingerMs: config.shutdownLingerMs,
     alsoClose: [() => clearInterval(purge), () => metricsServer?.close(), () => redis?.disconnect(), () => logger.info('stopped')],
   });
   if (prometheus && config.metricsPort !== null)
@@ -83,7 +84,7 @@ async function main(): Promise<void> {
     onSignal: (signal, again) =>
       again
         ? logger.warn({ signal }, 'stopping now: closing the connections of in-flight requests')
-        : logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests'),
+        : logger.info({ signal }, 'shutting down: answering the requests already sent, then no new connections'),
     exit: log.exit,
   });
   process.off('SIGTERM', stopWhileStarting);

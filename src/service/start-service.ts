@@ -1,10 +1,11 @@
 import { once } from 'node:events';
-import type { Server, ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { SETTINGS } from './config/settings.js';
 import { anonymousRateLimitHeaders, BODY_LIMIT_BYTES, createApp, type AppDependencies } from './http/app.js';
-import { createHttpServer, type ConnectionLimits, type HttpTimeouts } from './http/http-server.js';
+import type { ConnectionLimits } from './http/connection-cap.js';
+import { createHttpServer, type HttpServer, type HttpTimeouts } from './http/http-server.js';
 
 /** What {@link startService} needs: the app's dependencies and where to listen. */
 export interface ServiceOptions extends AppDependencies {
@@ -16,6 +17,8 @@ export interface ServiceOptions extends AppDependencies {
   connections?: Partial<ConnectionLimits>;
   /** How long a stop waits for in-flight requests before it closes their connections. @default SHUTDOWN_TIMEOUT_MS's default */
   shutdownTimeoutMs?: number;
+  /** How long a stop goes on answering before it stops listening (see RunningService.stop). @default SHUTDOWN_LINGER_MS's default */
+  shutdownLingerMs?: number;
   /**
    * Closed after the HTTP server and the store, in order, when the service stops: what the
    * caller opened for it (a Redis connection, the metrics server, a throw-away folder).
@@ -31,11 +34,14 @@ export interface RunningService {
   /** `http://HOST:PORT`, with `localhost` for a wildcard or loopback host. */
   origin: string;
   /**
-   * Stops gracefully: no new connections; responses in flight are finished (with `Connection:
-   * close`, so keep-alive clients let go) for up to `graceMs` (shutdownTimeoutMs by default),
-   * then their connections are closed; then the store and `alsoClose` are closed. Calling it
-   * again while it runs returns the same promise, or, with a shorter `graceMs` (a second
-   * Ctrl+C), cuts the wait short.
+   * Stops gracefully. First it lingers (shutdownLingerMs, or until no connection is open): it
+   * goes on answering, on open connections and new ones, so that requests already sent on a
+   * kept-alive connection are read and answered rather than cut off; every answer closes its
+   * connection (`Connection: close`, responses under way included) and `/readyz` answers 503.
+   * Then it stops listening and closes idle connections, finishes the responses in flight, and
+   * closes the store and `alsoClose`. Past `graceMs` (shutdownTimeoutMs by default) from the
+   * stop, the connections still open are closed. Calling it again while it runs returns the
+   * same promise, or, with a shorter `graceMs` (a second Ctrl+C), cuts the wait short.
    */
   stop(options?: { graceMs?: number }): Promise<void>;
 }
@@ -65,10 +71,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     timeouts,
     connections,
     shutdownTimeoutMs = SETTINGS.shutdownTimeoutMs.default,
+    shutdownLingerMs = SETTINGS.shutdownLingerMs.default,
     alsoClose = [],
     ...dependencies
   } = options;
-  const server = createHttpServer(createApp(dependencies), {
+  let stopping = false;
+  const http = createHttpServer(createApp({ ...dependencies, stopping: () => stopping }), {
     timeouts: { ...HTTP_TIMEOUTS, ...timeouts },
     connections: { ...CONNECTION_LIMITS, ...connections },
     rateLimitHeadersFor: anonymousRateLimitHeaders(dependencies),
@@ -76,51 +84,51 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     logger: dependencies.logger,
     bodyLimitBytes: BODY_LIMIT_BYTES,
   });
+  const { server } = http;
   server.listen(port, host);
   await once(server, 'listening');
   const listening = (server.address() as AddressInfo).port;
   const shownHost = host === '0.0.0.0' || host === '::' || host === '127.0.0.1' || host === '::1' ? 'localhost' : host;
-  const stop = gracefulStop(server, shutdownTimeoutMs, dependencies.logger, async () => {
-    await dependencies.store.close();
-    for (const close of alsoClose) await close();
+  const stop = gracefulStop(http, { shutdownTimeoutMs, shutdownLingerMs }, dependencies.logger, {
+    begin: () => (stopping = true),
+    closeAfter: async () => {
+      await dependencies.store.close();
+      for (const close of alsoClose) await close();
+    },
   });
   return { server, port: listening, origin: `http://${shownHost}:${listening}`, stop };
 }
 
+/** How often a lingering stop looks whether any connection is still open. */
+const LINGER_CHECK_MS = 20;
+
 /**
- * The stop of {@link RunningService} for `server`: tracks the responses not yet sent from now on,
- * and runs `closeAfter` once the server has closed.
+ * The stop of {@link RunningService} for `http`: calls `begin`, lingers, closes the server, then
+ * runs `closeAfter`.
+ *
+ * Why it lingers: Node's server.close() closes at once every connection without a request in
+ * progress, and a connection whose next request is on its way, or read by the system but not yet
+ * by Node, is one of them: that request would get a reset or an end of file, and its client
+ * could not tell whether it was carried out. So the server goes on reading and answering for a
+ * while, each answer closing its connection, and stops listening once no connection is open or
+ * the linger is over. An idle service has no connection open: it stops within LINGER_CHECK_MS.
  */
-function gracefulStop(server: Server, shutdownTimeoutMs: number, logger: Logger, closeAfter: () => Promise<void>): RunningService['stop'] {
-  let stopping = false;
-  // Responses not yet sent when the stop begins, and any after, close their connection.
-  const unsent = new Set<ServerResponse>();
-  // One listener for every response ('close' comes once it is sent or its connection is gone):
-  // no closure per request on the hot path.
-  function forget(this: ServerResponse) {
-    unsent.delete(this);
-  }
-  server.on('request', (_req, res: ServerResponse) => {
-    if (stopping) return res.setHeader('Connection', 'close');
-    unsent.add(res);
-    res.on('close', forget);
-  });
+function gracefulStop(
+  http: HttpServer,
+  times: { shutdownTimeoutMs: number; shutdownLingerMs: number },
+  logger: Logger,
+  steps: { begin: () => void; closeAfter: () => Promise<void> },
+): RunningService['stop'] {
+  const { server } = http;
   let stopped: Promise<void> | null = null;
   let closed = false;
   let force: NodeJS.Timeout | undefined;
-  return ({ graceMs = shutdownTimeoutMs } = {}) => {
-    // Within grace: finish what is in flight; past it (or on a later, shorter stop): cut.
-    clearTimeout(force);
-    force = setTimeout(() => {
-      if (closed) return;
-      logger.warn({ graceMs }, 'requests still in flight after the grace period; closing their connections');
-      server.closeAllConnections();
-    }, graceMs);
-    force.unref();
-    if (stopped) return stopped;
-    stopping = true;
-    for (const res of unsent) if (!res.headersSent) res.setHeader('Connection', 'close');
-    stopped = new Promise<void>((resolve) => {
+  let endLinger = () => {};
+  let closing: Promise<void> | null = null;
+  // Stops listening, closes the idle connections, and those that become idle (a response begun
+  // before the stop may keep its connection alive) until the last one is gone.
+  const closeServer = () =>
+    (closing ??= new Promise<void>((resolve) => {
       const sweep = setInterval(() => server.closeIdleConnections(), 100);
       server.close(() => {
         closed = true;
@@ -128,8 +136,31 @@ function gracefulStop(server: Server, shutdownTimeoutMs: number, logger: Logger,
         clearTimeout(force);
         resolve();
       });
-      server.closeIdleConnections();
-    }).then(closeAfter);
+    }));
+  return ({ graceMs = times.shutdownTimeoutMs } = {}) => {
+    // Within grace: finish what is in flight; past it (or on a later, shorter stop): cut.
+    clearTimeout(force);
+    force = setTimeout(() => {
+      if (closed) return;
+      logger.warn({ graceMs }, 'requests still in flight after the grace period; closing their connections');
+      endLinger();
+      void closeServer();
+      server.closeAllConnections();
+    }, graceMs);
+    force.unref();
+    if (stopped) return stopped;
+    steps.begin();
+    http.connections.closeAfterResponses();
+    const lingering = new Promise<void>((resolve) => {
+      const check = setInterval(() => http.connections.open === 0 && endLinger(), LINGER_CHECK_MS);
+      const timer = setTimeout(() => endLinger(), Math.min(times.shutdownLingerMs, graceMs));
+      endLinger = () => {
+        clearInterval(check);
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    stopped = lingering.then(closeServer).then(steps.closeAfter);
     return stopped;
   };
 }

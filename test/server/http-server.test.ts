@@ -38,12 +38,12 @@ describe('createHttpServer', () => {
 
   beforeAll(async () => {
     const config = defaultConfig();
-    server = createHttpServer(app, {
+    ({ server } = createHttpServer(app, {
       timeouts: httpTimeoutsOf(config),
       connections: config,
       rateLimitHeadersFor: async () => ({}),
       bodyLimitBytes: 16 * 1024,
-    });
+    }));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });

@@ -15,8 +15,8 @@ import { defaultConfig } from '../../src/service/config/settings.js';
 
 /**
  * startService is how every entry point starts and stops the service (main, the sandbox, the
- * tests): its stop finishes the requests in flight, refuses new connections, and closes what
- * the service holds; a second, shorter stop cuts the wait.
+ * tests): its stop lingers, answering, then refuses new connections, finishes the requests in
+ * flight, and closes what the service holds; a second, shorter stop cuts the wait.
  */
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -53,6 +53,7 @@ async function slowService(closed: string[], shutdownTimeoutMs: number) {
     port: 0,
     host: '127.0.0.1',
     shutdownTimeoutMs,
+    shutdownLingerMs: 200,
     alsoClose: [() => void closed.push('first'), () => void closed.push('second')],
   });
   const get = () => fetch(`${service.origin}/v1/pets`, { headers: { Authorization: `Bearer ${key}` } });
@@ -60,19 +61,24 @@ async function slowService(closed: string[], shutdownTimeoutMs: number) {
 }
 
 describe('startService and its stop', () => {
-  it('finishes a request in flight, refuses new connections, then closes the store and what it was given, in order', async () => {
+  it('finishes a request in flight, answers while it lingers, then refuses new connections and closes the store and what it was given, in order', async () => {
     const closed: string[] = [];
     const { service, get, store, entered, release } = await slowService(closed, 5_000);
     expect(service.origin).toBe(`http://localhost:${service.port}`);
     const inFlight = get();
     await entered;
     const stopping = service.stop();
+    const whileLingering = get();
+    // Past the linger (200 ms): its timer was set before this one, so it has fired, and the
+    // server has stopped listening (both timers run in this process, in the order they expire).
+    await new Promise((resolve) => setTimeout(resolve, 300));
     await expect(get()).rejects.toThrow();
     expect(closed, 'nothing closed while a request is in flight').toEqual([]);
     release();
-    const answered = await inFlight;
-    expect(answered.status).toBe(200);
-    expect(answered.headers.get('connection')).toBe('close');
+    for (const answered of await Promise.all([inFlight, whileLingering])) {
+      expect(answered.status).toBe(200);
+      expect(answered.headers.get('connection')).toBe('close');
+    }
     await stopping;
     expect(closed).toEqual(['first', 'second']);
     await expect(store.ping()).rejects.toThrow(/destroyed/);

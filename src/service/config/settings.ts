@@ -171,8 +171,14 @@ export const SETTINGS = {
   }),
   shutdownTimeoutMs: setting({
     variable: 'SHUTDOWN_TIMEOUT_MS',
-    doc: 'How long shutdown waits for in-flight requests. The last log lines then get at most 1 s more, and are dropped if stdout takes none.',
+    doc: 'How long a stop (SIGTERM, SIGINT) may take: past it, the connections of requests still in flight are closed. The last log lines then get at most 1 s more, and are dropped if stdout takes none.',
     default: 10_000,
+    parse: wholeNumber(0, 600_000),
+  }),
+  shutdownLingerMs: setting({
+    variable: 'SHUTDOWN_LINGER_MS',
+    doc: 'On a stop, keep answering for up to this long (within SHUTDOWN_TIMEOUT_MS), on open connections and new ones, each answer closing its connection and /readyz answering 503, so that requests already sent are answered; then stop listening and close idle connections. It ends sooner once no connection is open.',
+    default: 1_000,
     parse: wholeNumber(0, 600_000),
   }),
   headersTimeoutMs: setting({
@@ -195,7 +201,7 @@ export const SETTINGS = {
   }),
   maxConnections: setting({
     variable: 'MAX_CONNECTIONS',
-    doc: 'Connections held at once, in all; beyond it new ones are closed at once, and beyond 90 % of it only addresses holding fewer connections than the others get one. Keep it below the open-file limit (ulimit -n; Node raises the soft limit to the hard one at start).',
+    doc: "Connections held at once, in all; a new one beyond it takes the place of the connection idle longest (no request in progress), and is closed at once only when every connection has a request in progress, or when its address holds its share already (the mean) and that connection is another address's. Keep it below the open-file limit (ulimit -n; Node raises the soft limit to the hard one at start).",
     default: 10_000,
     parse: wholeNumber(10, 10_000_000),
   }),

@@ -62,6 +62,8 @@ export interface AppDependencies {
   corsOrigins?: readonly string[];
   /** Where requests, limit decisions, store errors and replays are counted. @default NO_METRICS */
   metrics?: ServiceMetrics;
+  /** True once the service is stopping: `/readyz` answers 503 from then on. @default never */
+  stopping?: () => boolean;
 }
 
 /**
@@ -101,7 +103,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(corsFor(deps.corsOrigins ?? [], [...new Set(operations.map((op) => op.method.toUpperCase()))]));
   const healthLimit = limitPublic(publicLimiter, 'health', publicLimits.health);
   app.get('/healthz', healthLimit, healthz);
-  app.get('/readyz', healthLimit, readyz(deps.store));
+  app.get('/readyz', healthLimit, readyz(deps.store, deps.stopping));
   app.use(contractDocuments(doc, specText, limitPublic(publicLimiter, 'documents', publicLimits.documents), deps.docsPath));
   const checkKey = authenticate(deps.store, deps.environment, bannedAddresses);
   const limit = rateLimit(deps.limiter, deps.anonymousLimits, bannedAddresses, metrics);

@@ -9,12 +9,16 @@ export const healthz: RequestHandler = (_req, res) => {
 
 /**
  * `GET /readyz`: 200 while the store answers too, else 503 (a load balancer then sends requests
- * elsewhere). Requests that come while the store is being asked share its answer: a flood of
- * /readyz keeps at most one query in flight.
+ * elsewhere), and 503 once the service is stopping. Requests that come while the store is being
+ * asked share its answer: a flood of /readyz keeps at most one query in flight.
  */
-export function readyz(store: Pick<Store, 'ping'>): RequestHandler {
+export function readyz(store: Pick<Store, 'ping'>, stopping: () => boolean = () => false): RequestHandler {
   let readiness: Promise<Error | null> | null = null;
   return async (_req, res) => {
+    if (stopping()) {
+      res.status(503).json({ status: 'unavailable' });
+      return;
+    }
     readiness ??= store.ping().then(
       () => null,
       (error: unknown) => (error instanceof Error ? error : new Error(String(error))),

@@ -3,7 +3,7 @@ import { createServer, IncomingMessage, ServerResponse, type Server } from 'node
 import type { Socket } from 'node:net';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
-import { canonicalAddress } from '../limits/client-address.js';
+import { capConnections, type ConnectionLimits, type HeldConnections } from './connection-cap.js';
 import { corsResponseHeaders } from './middleware/cors.js';
 
 /** Timeouts that keep slow or idle clients from holding connections, in milliseconds. */
@@ -14,14 +14,6 @@ export interface HttpTimeouts {
   requestTimeoutMs: number;
   /** An idle keep-alive connection is closed after this long. */
   keepAliveTimeoutMs: number;
-}
-
-/** How many connections the server holds at once, so that no crowd of them takes every one. */
-export interface ConnectionLimits {
-  /** Connections in all; beyond it new ones are closed at once (keep it below the open-file limit). */
-  maxConnections: number;
-  /** Connections one client address (an IPv6 /64) may hold; 0 for no such cap. */
-  maxConnectionsPerAddress: number;
 }
 
 /** Options of {@link createHttpServer}. */
@@ -56,6 +48,12 @@ function originOf(rawPacket: Buffer | undefined): string | undefined {
   return match ? match[1]!.trim() : undefined;
 }
 
+/** Node's HTTP server around the app, and the connections it holds (what a graceful stop needs of them). */
+export interface HttpServer {
+  server: Server;
+  connections: HeldConnections;
+}
+
 /**
  * The HTTP server around the app. Requests Node refuses before Express sees them get the
  * contract's Error body too, with X-Request-Id and the rate-limit headers of the client address:
@@ -63,7 +61,7 @@ function originOf(rawPacket: Buffer | undefined): string | undefined {
  * its request slower than the timeouts allow has its connection closed without an answer.
  * Connections are capped by client address and in all (see capConnections).
  */
-export function createHttpServer(app: Express, options: HttpServerOptions): Server {
+export function createHttpServer(app: Express, options: HttpServerOptions): HttpServer {
   const { timeouts } = options;
   // Node enforces the two request timeouts only when it checks its connections (every 30 s by
   // default), which would let a slow client hold a connection up to 30 s past them.
@@ -72,13 +70,6 @@ export function createHttpServer(app: Express, options: HttpServerOptions): Serv
     Math.min(1000, Math.floor(Math.min(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs) / 4)),
   );
   const server = createServer({ connectionsCheckingInterval: connectionsCheckingIntervalMs }, app);
-  // The last response of each connection, for refusals that must wait for it (see refuser). Keyed
-  // weakly by the socket: at most one response per open connection, gone with the connection.
-  const responding = new WeakMap<Socket, ServerResponse>();
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    responding.set(req.socket, res);
-    closeUnreadBody(req, res, options.bodyLimitBytes);
-  });
   // An Expect other than 100-continue: Node alone would answer a bare 417 (no Error body, no
   // X-Request-Id, no rate-limit headers). RFC 9110 (10.1.1) lets a server answer 417 or not; the
   // request is handled as if the expectation were absent, so it gets the answer it asked for.
@@ -86,9 +77,10 @@ export function createHttpServer(app: Express, options: HttpServerOptions): Serv
   server.headersTimeout = timeouts.headersTimeoutMs;
   server.requestTimeout = timeouts.requestTimeoutMs;
   server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;
-  server.on('clientError', refuseUnparsed(refuser(options, responding)));
-  capConnections(server, options.connections);
-  return server;
+  const connections = capConnections(server, options.connections);
+  server.on('clientError', refuseUnparsed(refuser(options, connections)));
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => closeUnreadBody(req, res, options.bodyLimitBytes));
+  return { server, connections };
 }
 
 /** How long a connection whose request body was not read to its end stays open after its answer (see closeUnreadBody). */
@@ -117,37 +109,6 @@ function closeUnreadBody(req: IncomingMessage, res: ServerResponse, bodyLimitByt
     socket.end();
     const linger = setTimeout(() => socket.destroy(), LINGER_MS);
     socket.once('close', () => clearTimeout(linger));
-  });
-}
-
-/** Beyond this share of maxConnections, the connections left go to addresses holding fewer than others. */
-const CROWDED = 0.9;
-
-/**
- * Caps the connections of `server`: `maxConnectionsPerAddress` per client address, and
- * `maxConnections` in all (Node's server.maxConnections). Beyond 90 % of that total, a new
- * connection is accepted only from an address that holds fewer than the mean of the addresses
- * holding any (none, for a new client), so a crowd of idle connections from many addresses
- * leaves room for new clients.
- */
-function capConnections(server: Server, limits: ConnectionLimits): void {
-  server.maxConnections = limits.maxConnections;
-  const crowded = Math.floor(limits.maxConnections * CROWDED);
-  const perAddress = limits.maxConnectionsPerAddress || Number.POSITIVE_INFINITY;
-  const held = new Map<string, number>();
-  let open = 0;
-  server.on('connection', (socket: Socket) => {
-    const address = canonicalAddress(socket.remoteAddress) ?? 'unknown';
-    const holding = held.get(address) ?? 0;
-    if (holding >= perAddress || (open >= crowded && holding * held.size >= open)) return void socket.destroy();
-    held.set(address, holding + 1);
-    open++;
-    socket.once('close', () => {
-      open--;
-      const left = held.get(address)! - 1;
-      if (left === 0) held.delete(address);
-      else held.set(address, left);
-    });
   });
 }
 
@@ -185,7 +146,7 @@ function refuseUnparsed(refuse: Refuse) {
  * Writes a refusal with the Error body, X-Request-Id, the client address's rate-limit headers
  * and CORS headers for an allowed origin, after the answer still being written on the connection.
  */
-function refuser(options: HttpServerOptions, responding: WeakMap<Socket, ServerResponse>): Refuse {
+function refuser(options: HttpServerOptions, connections: HeldConnections): Refuse {
   const corsOrigins = options.corsOrigins ?? [];
   return async (socket, status, body, reason, rawPacket) => {
     const requestId = randomUUID();
@@ -199,7 +160,7 @@ function refuser(options: HttpServerOptions, responding: WeakMap<Socket, ServerR
     // A pipelined request that Node refuses while the answer to an earlier one is still being
     // written: that answer goes out first, or the client would take this refusal for it (and
     // might repeat a request that was carried out).
-    const inFlight = responding.get(socket);
+    const inFlight = connections.responding(socket);
     if (inFlight && !inFlight.writableFinished && !inFlight.destroyed) {
       await new Promise<void>((resolve) => {
         inFlight.once('finish', resolve);
