@@ -199,7 +199,11 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A request with the same `Idempotency-Key` is still being processed; retry after `Retry-After` seconds. */
+        /**
+         * @description A request with the same `Idempotency-Key` is still being processed; retry after
+         *     `Retry-After` seconds, when its hold on the key ends unless it renews it (at most 3 seconds;
+         *     a request renews its hold while it runs, and one cut off by a failure lets it end).
+         */
         IdempotencyKeyInUse: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
