@@ -423,7 +423,7 @@ export interface components {
     };
     parameters: {
         /**
-         * @description The largest number of animals to return.
+         * @description The largest number of animals to return, written in decimal digits only, without a leading zero: `01`, `1.0`, `1e1`, `+1` or `0x14` is refused with `400`, not read as a number.
          * @example 20
          */
         Limit: number;
@@ -439,7 +439,7 @@ export interface components {
          */
         Cursor: string;
         /**
-         * @description The identifier of the animal.
+         * @description The identifier of the animal, written in decimal digits only, without a leading zero: `00042`, `42.0`, `4.2e1`, `+42` or `0x2A` is refused with `400`, not read as a number.
          * @example 42
          */
         PetId: components["schemas"]["PetId"];
@@ -519,7 +519,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The largest number of animals to return.
+                 * @description The largest number of animals to return, written in decimal digits only, without a leading zero: `01`, `1.0`, `1e1`, `+1` or `0x14` is refused with `400`, not read as a number.
                  * @example 20
                  */
                 limit?: components["parameters"]["Limit"];
@@ -622,7 +622,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The identifier of the animal.
+                 * @description The identifier of the animal, written in decimal digits only, without a leading zero: `00042`, `42.0`, `4.2e1`, `+42` or `0x2A` is refused with `400`, not read as a number.
                  * @example 42
                  */
                 petId: components["parameters"]["PetId"];
