@@ -105,7 +105,7 @@ export interface components {
         /** @description One offending field of a request. */
         ErrorDetail: {
             /**
-             * @description Where the field is (`body`, `query`, `path` or `header`) and its name, joined by a dot.
+             * @description Where the field is (`body`, `query`, `path` or `header`) and its name, joined by a dot (`body.categoryId`, `query.limit`, `header.idempotency-key`); the place alone when the whole of it is at fault (`body` for a body that is missing or not JSON), and `request` when the request as a whole is, such as one that is not valid HTTP (a method HTTP does not have, a header line without a colon, a malformed request line).
              * @example body.categoryId
              */
             field: string;
