@@ -105,7 +105,7 @@ export interface components {
         /** @description One offending field of a request. */
         ErrorDetail: {
             /**
-             * @description Where the field is (`body`, `query`, `path` or `header`) and its name, joined by a dot.
+             * @description Where the field is (`body`, `query`, `path` or `header`) and its name, joined by a dot (`body.categoryId`, `query.limit`, `header.idempotency-key`); the place alone when the whole of it is at fault (`body` for a body that is missing or not JSON), and `request` when the request as a whole is, such as one that is not valid HTTP (a method HTTP does not have, a header line without a colon, a malformed request line).
              * @example body.categoryId
              */
             field: string;
@@ -199,7 +199,11 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A request with the same `Idempotency-Key` is still being processed; retry after `Retry-After` seconds. */
+        /**
+         * @description A request with the same `Idempotency-Key` is still being processed; retry after
+         *     `Retry-After` seconds, when its hold on the key ends unless it renews it (at most 3 seconds;
+         *     a request renews its hold while it runs, and one cut off by a failure lets it end).
+         */
         IdempotencyKeyInUse: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -419,7 +423,7 @@ export interface components {
     };
     parameters: {
         /**
-         * @description The largest number of animals to return.
+         * @description The largest number of animals to return, written in decimal digits only, without a leading zero: `01`, `1.0`, `1e1`, `+1` or `0x14` is refused with `400`, not read as a number.
          * @example 20
          */
         Limit: number;
@@ -435,7 +439,7 @@ export interface components {
          */
         Cursor: string;
         /**
-         * @description The identifier of the animal.
+         * @description The identifier of the animal, written in decimal digits only, without a leading zero: `00042`, `42.0`, `4.2e1`, `+42` or `0x2A` is refused with `400`, not read as a number.
          * @example 42
          */
         PetId: components["schemas"]["PetId"];
@@ -515,7 +519,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The largest number of animals to return.
+                 * @description The largest number of animals to return, written in decimal digits only, without a leading zero: `01`, `1.0`, `1e1`, `+1` or `0x14` is refused with `400`, not read as a number.
                  * @example 20
                  */
                 limit?: components["parameters"]["Limit"];
@@ -618,7 +622,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The identifier of the animal.
+                 * @description The identifier of the animal, written in decimal digits only, without a leading zero: `00042`, `42.0`, `4.2e1`, `+42` or `0x2A` is refused with `400`, not read as a number.
                  * @example 42
                  */
                 petId: components["parameters"]["PetId"];

@@ -120,6 +120,25 @@ function PatternIsLinear() {
   };
 }
 
+/**
+ * An integer header is an int64: its values are counts agreed per key (an Enterprise key may have
+ * 5,000,000,000 requests a minute) and Unix timestamps (past 2^31 in 2038), which a client
+ * generated to int32, the width many generators pick for an integer without a format, would
+ * overflow.
+ */
+function IntegerHeadersAreInt64() {
+  return {
+    Header(header, ctx) {
+      const { node: schema, location } = ctx.resolve(header.schema);
+      if (!schema || ![schema.type].flat().includes('integer') || schema.format === 'int64') return;
+      ctx.report({
+        message: `An integer header must say \`format: int64\`${schema.format ? `, not ${schema.format}` : ''}: its values may pass 2^31.`,
+        location: (header.schema && '$ref' in header.schema ? location : ctx.location.child('schema')) ?? ctx.location,
+      });
+    },
+  };
+}
+
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 /**
@@ -208,6 +227,7 @@ export default function animalStoreRules() {
         'deprecated-operation-has-sunset': DeprecatedOperationHasSunset,
         'deprecation-headers-only-when-deprecated': DeprecationHeadersOnlyWhenDeprecated,
         'error-response-by-reference': ErrorResponseByReference,
+        'integer-headers-int64': IntegerHeadersAreInt64,
         'pattern-is-linear': PatternIsLinear,
         'response-examples-consistent': ResponseExamplesConsistent,
       },

@@ -40,8 +40,12 @@ export class ContractChecker {
   private readonly ajv: Ajv2020;
   private readonly validators = new Map<string, ValidateFunction>();
   private readonly operations = new Map<string, OperationObject>();
+  /** The places an Error's `details[].field` may name (`body`, `query`, …): those the description of ErrorDetail.field lists. */
+  private readonly fieldPlaces: string[];
 
   constructor(private readonly doc: OpenApiDocument) {
+    const field = resolveRef<{ properties?: { field?: { description?: string } } }>(doc, doc.components?.schemas?.ErrorDetail);
+    this.fieldPlaces = [...(field.properties?.field?.description ?? '').matchAll(/`([a-z]+)`/g)].map((match) => match[1]!);
     this.ajv = new Ajv2020({ strict: false, allErrors: true });
     this.ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
     this.ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && Math.abs(n) < 2 ** 31 });
@@ -152,7 +156,21 @@ export class ContractChecker {
     if (isError && body && typeof body === 'object' && (body as { status?: unknown }).status !== observed.status) {
       violations.push(`Error body status ${String((body as { status?: unknown }).status)} differs from the HTTP status ${observed.status}`);
     }
+    if (isError) violations.push(...this.checkDetailFields(body));
     return violations;
+  }
+
+  /** Each `details[].field` of an Error body starts with a place ErrorDetail.field's description lists, so a reader knows every one. */
+  private checkDetailFields(body: unknown): string[] {
+    const details = (body as { details?: unknown } | null)?.details;
+    if (!Array.isArray(details)) return [];
+    return details
+      .map((detail) => String((detail as { field?: unknown }).field))
+      .filter((field) => !this.fieldPlaces.includes(field.split('.')[0]!))
+      .map(
+        (field) =>
+          `details field ${JSON.stringify(field)} is in none of the places ErrorDetail.field lists (${this.fieldPlaces.join(', ')})`,
+      );
   }
 
   private checkDeprecation(op: OperationObject, observed: ObservedResponse): string[] {

@@ -444,6 +444,23 @@ const HTTP: Row[] = [
     request: () => ({ method: 'GET /v1/pets HTTP/1.1 extra', target: '', headers: [] }),
     status: 400,
     code: 'invalid_request',
+    field: 'request',
+    operation: null,
+  },
+  {
+    name: 'a method HTTP does not have (curl -X FOO)',
+    request: (k) => ({ method: 'FOO', target: '/v1/pets', headers: [bearer(k.valid)] }),
+    status: 400,
+    code: 'invalid_request',
+    field: 'request',
+    operation: null,
+  },
+  {
+    name: 'a header line without a colon',
+    request: listPets('/v1/pets', (k) => [bearer(k.valid), ['X-Note', 'fine\r\nNo colon here']]),
+    status: 400,
+    code: 'invalid_request',
+    field: 'request',
     operation: null,
   },
 ];

@@ -3,12 +3,10 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PostgresStore } from '../../src/service/store/postgres/postgres-store.js';
-import { issueKey } from '../../src/service/keys/issue-key.js';
 import { startServiceProcess } from '../../scripts/support/server-process.js';
 import { killAtEnd } from '../support/processes.js';
-import { keyInFile } from '../support/key-in-file.js';
-import { dropTestSchemas, postgresEnabled, urlWithNewSchema } from '../support/services.js';
+import { processEngines } from '../support/process-stores.js';
+import { dropTestSchemas } from '../support/services.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'animal-store-process-'));
 afterAll(async () => {
@@ -16,41 +14,7 @@ afterAll(async () => {
   await dropTestSchemas();
 });
 
-/** Where a server process keeps its data, and a key issued into it before it starts. */
-interface Engine {
-  name: string;
-  enabled: boolean;
-  prepare: () => Promise<{ databasePath: string; env: Record<string, string>; key: string }>;
-}
-
-const engines: Engine[] = [
-  {
-    name: 'SQLite',
-    enabled: true,
-    prepare: async () => {
-      const databasePath = join(dir, `kill-${Date.now()}.db`);
-      return { databasePath, env: {}, key: await keyInFile(databasePath) };
-    },
-  },
-  {
-    name: 'PostgreSQL',
-    enabled: postgresEnabled(),
-    prepare: async () => {
-      const url = await urlWithNewSchema();
-      const store = await PostgresStore.open({ url });
-      try {
-        const { key } = await issueKey(
-          store,
-          { name: 'process test', plan: 'enterprise', environment: 'production', perMinute: 100_000, perDay: 1_000_000 },
-          new Date(),
-        );
-        return { databasePath: '', env: { DATABASE_URL: url }, key };
-      } finally {
-        await store.close();
-      }
-    },
-  },
-];
+const engines = processEngines(dir, 'kill');
 
 describe.each(engines.filter((e) => e.enabled))('the service process on $name', ({ name, prepare }) => {
   it('keeps every animal it acknowledged with 201 when killed with SIGKILL mid-load', async () => {

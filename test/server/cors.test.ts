@@ -5,6 +5,7 @@ import { corsOriginsOf, loadConfig } from '../../src/service/config/load-config.
 import { LOCAL_ORIGINS, originAllowed, parseAllowedOrigin } from '../../src/service/allowed-origins.js';
 import { CORS_EXPOSED_HEADERS } from '../../src/service/http/middleware/cors.js';
 import { loadSpec } from '../../src/contract/load-spec.js';
+import { ContractChecker } from '../contract/conformance.js';
 import { allowAt } from '../support/contract-methods.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
@@ -85,9 +86,10 @@ describe('CORS', () => {
     expect(exposed.sort()).toEqual(CORS_EXPOSED_HEADERS.map((h) => h.toLowerCase()).sort());
   });
 
-  it("answers other origins' preflights 405 without a CORS header, before the key and the limits", async () => {
+  it("answers other origins' preflights 405 without a CORS header, with the address's rate-limit headers, before the key and the limits", async () => {
     const remaining = async () => Number((await fetch(`${server.baseUrl}/pets`)).headers.get('X-RateLimit-Remaining'));
     const before = await remaining();
+    const checker = new ContractChecker(loadSpec());
     for (const origin of [
       'https://evil.example',
       'http://localhost:80.evil.example',
@@ -99,10 +101,16 @@ describe('CORS', () => {
       expect(response.headers.get('Access-Control-Allow-Origin'), origin).toBeNull();
       expect(response.status, origin).toBe(405);
       expect(response.headers.get('Allow'), origin).toBe(allowAt('/pets'));
-      expect(response.headers.get('X-RateLimit-Limit'), origin).toBeNull();
+      // Like every refusal the contract does not exempt: the Error body, X-Request-Id and the address's rate-limit headers.
+      expect(checker.checkErrorResponse({ status: 405, headers: response.headers, text: await response.text() }), origin).toEqual([]);
+      expect(response.headers.get('X-RateLimit-Limit'), origin).toBe('5');
+      // Read, not counted.
+      expect(response.headers.get('X-RateLimit-Remaining'), origin).toBe(String(before));
     }
     // With CORS off, every origin is another one.
-    expect((await preflight(closed, APP)).status).toBe(405);
+    const unlisted = await preflight(closed, APP);
+    expect(unlisted.status).toBe(405);
+    expect(unlisted.headers.get('X-RateLimit-Remaining')).not.toBeNull();
     // The preflights used none of the address's allowance.
     expect(await remaining()).toBe(before - 1);
   });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { handlers } from '../../generated/handlers.js';
+import { IDEMPOTENCY_TIMING } from '../../src/service/store/idempotency.js';
 import { PostgresStore } from '../../src/service/store/postgres/postgres-store.js';
 import { SqliteStore } from '../../src/service/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/service/store/store.js';
@@ -57,18 +58,117 @@ describe.each(engines)('POST /v1/pets with Idempotency-Key (%s)', (engine) => {
       expect(other.status).toBe(422);
       expect(await other.json()).toMatchObject({ code: 'idempotency_key_reused', status: 422 });
 
+      // Another instance's request holds order-3: the 409 says how long its claim has left, rounded up.
       const apiKeyId = (await server.store.listKeys())[0]!.id;
       await server.store.claimIdempotencyKey({ apiKeyId, key: 'order-3' }, 'someone else', {
         now: new Date(server.clock.now()),
-        lockMs: 30_000,
-        retentionMs: 86_400_000,
+        ...IDEMPOTENCY_TIMING,
       });
-      const busy = await post('order-3', { name: 'Rex', categoryId: 3 });
-      expect(busy.status).toBe(409);
-      expect(busy.headers.get('retry-after')).toBe('1');
-      expect(await busy.json()).toMatchObject({ code: 'idempotency_key_in_use', status: 409 });
+      for (const [advanceMs, retryAfter] of [
+        [0, '3'],
+        [1, '3'],
+        [1199, '2'],
+        [800, '1'],
+        [999, '1'],
+      ] as const) {
+        server.clock.advance(advanceMs);
+        const busy = await post('order-3', { name: 'Rex', categoryId: 3 });
+        expect(busy.status).toBe(409);
+        expect(busy.headers.get('retry-after')).toBe(retryAfter);
+        expect(await busy.json()).toMatchObject({ code: 'idempotency_key_in_use', status: 409 });
+      }
+      expect(await count()).toBe(1);
+      // Never renewed (that instance died): the lock time after the claim, the key is free.
+      server.clock.advance(1);
+      expect((await post('order-3', { name: 'Rex', categoryId: 3 })).status).toBe(201);
+      expect(await count()).toBe(2);
+    } finally {
+      await server.close();
+    }
+  });
+
+  /** Handlers whose createPet, on its first call, says it was `entered` and waits until `release()`. */
+  const heldOnce = () => {
+    let release!: () => void;
+    let entered!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    let calls = 0;
+    const createPet: typeof handlers.createPet = async (input, context) => {
+      if (calls++ === 0) {
+        entered();
+        await gate;
+      }
+      return handlers.createPet(input, context);
+    };
+    return { handlers: { ...handlers, createPet }, entered: inside, release };
+  };
+
+  it('renews the claim of a request still running, so that no retry takes it over however long it runs', async () => {
+    const held = heldOnce();
+    const { server, post, count } = await setup({ handlers: held.handlers });
+    try {
+      const first = post('long', { name: 'Rex', categoryId: 3 });
+      // Awaited below; should the test fail first, closing the server ends it, and that is no further failure.
+      first.catch(() => undefined);
+      await held.entered;
+      const retryAfter = async () => {
+        const busy = await post('long', { name: 'Rex', categoryId: 3 });
+        expect(busy.status).toBe(409);
+        return busy.headers.get('retry-after');
+      };
+      /** Retries until the 409 says `seconds`: the claim was renewed at the clock's time. Renewals come every CLAIM_RENEWAL_MS of real time; 5 s leaves room for a busy machine. */
+      const renewedBy = async (seconds: string) => {
+        const deadline = performance.now() + 5000;
+        while ((await retryAfter()) !== seconds) {
+          expect(performance.now(), `no renewal made the claim's time left ${seconds} s within 5 s`).toBeLessThan(deadline);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      };
+      await renewedBy('3');
+      // Twice past the lock time of the first claim, each time renewed: still the first request's.
+      for (let i = 0; i < 2; i++) {
+        server.clock.advance(2500);
+        expect(await retryAfter()).toBe('1');
+        await renewedBy('3');
+      }
+      held.release();
+      expect((await first).status).toBe(201);
+      const retry = await post('long', { name: 'Rex', categoryId: 3 });
+      expect(retry.headers.get('idempotent-replayed')).toBe('true');
       expect(await count()).toBe(1);
     } finally {
+      held.release();
+      await server.close();
+    }
+  });
+
+  it('answers 409 and adds nothing when its claim was taken over while it stalled', async () => {
+    const held = heldOnce();
+    const { server, post, count } = await setup({ handlers: held.handlers });
+    try {
+      const first = post('stalled', { name: 'Rex', categoryId: 3 });
+      // Awaited below; should the test fail first, closing the server ends it, and that is no further failure.
+      first.catch(() => undefined);
+      await held.entered;
+      const apiKeyId = (await server.store.listKeys())[0]!.id;
+      const scope = { apiKeyId, key: 'stalled' };
+      const claimAt = (ms: number) =>
+        server.store.claimIdempotencyKey(scope, 'another instance', { now: new Date(ms), ...IDEMPOTENCY_TIMING });
+      expect((await claimAt(server.clock.now())).outcome).toBe('in_flight');
+      // Another instance, the lock time later by its clock: this one's renewals (at this clock's time) have not kept the claim.
+      const lockLater = server.clock.now() + IDEMPOTENCY_TIMING.lockMs;
+      expect((await claimAt(lockLater)).outcome).toBe('claimed');
+      held.release();
+      const answer = await first;
+      expect(answer.status).toBe(409);
+      // The new holder's claim is at most the lock time old.
+      expect(answer.headers.get('retry-after')).toBe('3');
+      expect(await count()).toBe(0);
+      // Its end released nothing of the claim that replaced its own.
+      expect(await claimAt(lockLater + 1)).toMatchObject({ outcome: 'in_flight' });
+    } finally {
+      held.release();
       await server.close();
     }
   });

@@ -80,6 +80,20 @@ describe('npm run lint', () => {
       },
     ],
     [
+      'an integer header without format int64',
+      'animal-store/integer-headers-int64',
+      (s) => {
+        delete s.components.headers['X-RateLimit-Reset'].schema.format;
+      },
+    ],
+    [
+      'an integer header of format int32',
+      'animal-store/integer-headers-int64',
+      (s) => {
+        s.components.headers['Retry-After'].schema.format = 'int32';
+      },
+    ],
+    [
       'a deprecated operation without x-sunset',
       'animal-store/deprecated-operation-has-sunset',
       (s) => {

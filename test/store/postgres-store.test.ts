@@ -46,7 +46,7 @@ describe.skipIf(!enabled)('PostgreSQL store', () => {
   it('applies a migration and its record together, or neither', async () => {
     const schema = newSchemaName();
     const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: postgresPool({ url: TEST_DATABASE_URL, schema }) }) });
-    const broken = { version: 6, name: 'broken', sql: 'CREATE TABLE half (a INTEGER); SELECT a FROM nowhere' };
+    const broken = { version: MIGRATIONS.at(-1)!.version + 1, name: 'broken', sql: 'CREATE TABLE half (a INTEGER); SELECT a FROM nowhere' };
     try {
       await migrate(db, schema);
       await expect(migrate(db, schema, [...MIGRATIONS, broken])).rejects.toThrow(/nowhere/);
@@ -55,7 +55,7 @@ describe.skipIf(!enabled)('PostgreSQL store', () => {
       }>`SELECT table_name FROM information_schema.tables WHERE table_schema = ${schema}`.execute(db);
       expect(tables.rows.map((r) => r.table_name)).not.toContain('half');
       const versions = await sql<{ version: number }>`SELECT version FROM schema_migrations ORDER BY version`.execute(db);
-      expect(versions.rows.map((r) => r.version)).toEqual([1, 2, 3, 5]);
+      expect(versions.rows.map((r) => r.version)).toEqual(pendingMigrations('postgres', []).map((m) => m.version));
     } finally {
       await db.destroy();
     }

@@ -118,7 +118,7 @@ describe('SQLite store file', () => {
       const store = SqliteStore.open(freshPath());
       const outcomes = await Promise.allSettled([
         store.createPet(rex(1)),
-        store.createPet(rex(2), { apiKeyId: 'key_x', key: 'never-claimed' }),
+        store.createPet(rex(2), { apiKeyId: 'key_x', key: 'never-claimed', token: 'none' }),
         store.createPet(rex(3)),
       ]);
       expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
@@ -203,11 +203,12 @@ describe('SQLite store file', () => {
     const path = freshPath();
     await SqliteStore.open(path).close();
     const db = new Database(path);
-    const broken = { version: 6, name: 'broken', sql: 'CREATE TABLE half (a INTEGER); SELECT a FROM nowhere' };
-    const fine = { version: 7, name: 'fine', sql: 'CREATE TABLE whole (a INTEGER)' };
+    const last = MIGRATIONS.at(-1)!.version;
+    const broken = { version: last + 1, name: 'broken', sql: 'CREATE TABLE half (a INTEGER); SELECT a FROM nowhere' };
+    const fine = { version: last + 2, name: 'fine', sql: 'CREATE TABLE whole (a INTEGER)' };
     expect(() => migrate(db, [...MIGRATIONS, broken, fine])).toThrow(/nowhere/);
     expect(db.prepare("SELECT name FROM sqlite_master WHERE name IN ('half', 'whole')").all()).toEqual([]);
-    expect(db.prepare('SELECT max(version) FROM schema_migrations').pluck().get()).toBe(5);
+    expect(db.prepare('SELECT max(version) FROM schema_migrations').pluck().get()).toBe(last);
     db.close();
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ApiKeyRecord, Store } from '../../src/service/store/store.js';
+import { ClaimLostError } from '../../src/service/store/claim-lost-error.js';
+import type { ApiKeyRecord, HeldClaim, Store } from '../../src/service/store/store.js';
 
 /**
  * The behaviour every Store implementation must have. Each engine's test file calls this with
@@ -68,8 +69,7 @@ export function defineStoreSuite(engine: string, open: () => Promise<Store>): vo
           '{"tags":["friendly","small"],"weight":{"kg":12.5,"measured":null},"vaccinated":false,"nickname":"Ünï 🐕","__proto__":"kept"}',
         ) as Record<string, unknown>;
         const expectedFields = (id: number) => ({ id, name: 'Rex', categoryId: 3, status: 'pending', ...other });
-        expect(await store.claimIdempotencyKey(scope, 'f1', timing('2026-06-01T12:00:00Z'))).toEqual({ outcome: 'claimed' });
-        const created = await store.createPet({ name: 'Rex', categoryId: 3, status: 'pending', ...other }, scope);
+        const created = await store.createPet({ name: 'Rex', categoryId: 3, status: 'pending', ...other }, await claim(store, '12:00:00'));
         const expected = expectedFields(created.id);
         expect(created).toStrictEqual(expected);
         // "__proto__" came back as a field, and changed no prototype.
@@ -78,11 +78,7 @@ export function defineStoreSuite(engine: string, open: () => Promise<Store>): vo
         expect(await store.getPet(created.id)).toStrictEqual(expected);
         expect(await store.listPets({ limit: 10 })).toStrictEqual([expected]);
         expect(await store.listPets({ limit: 10, status: 'pending' })).toStrictEqual([expected]);
-        expect(await store.claimIdempotencyKey(scope, 'f1', timing('2026-06-01T12:00:01Z'))).toEqual({
-          outcome: 'replay',
-          status: 201,
-          body: expected,
-        });
+        expect(await claimAt(store, '12:00:01')).toEqual({ outcome: 'replay', status: 201, body: expected });
         // An animal with only the columns' fields gets no others.
         const plain = await store.createPet({ name: 'Tom', categoryId: 1, status: 'pending' });
         expect(Object.keys(plain)).toEqual(['id', 'name', 'categoryId', 'status']);
@@ -119,51 +115,87 @@ export function defineStoreSuite(engine: string, open: () => Promise<Store>): vo
       }),
     );
 
-    const timing = (iso: string) => ({ now: new Date(iso), lockMs: 30_000, retentionMs: 86_400_000 });
+    const timing = (iso: string) => ({ now: new Date(iso), lockMs: 3000, retentionMs: 86_400_000 });
     const scope = { apiKeyId: 'key_a', key: 'retry-1' };
+    const rex = { name: 'Rex', categoryId: 1, status: 'available' } as const;
+    /** The claim on `scope` made at `time` on 1 June 2026 (UTC), which must be granted. */
+    async function claim(store: Store, time: string, on = scope): Promise<HeldClaim> {
+      const result = await store.claimIdempotencyKey(on, 'f1', timing(`2026-06-01T${time}Z`));
+      if (result.outcome !== 'claimed') throw new Error(`expected the claim at ${time} to be granted, got ${JSON.stringify(result)}`);
+      expect(result.held).toEqual({ ...on, token: result.held.token });
+      expect(result.held.token).toMatch(/^[0-9a-f-]{36}$/);
+      return result.held;
+    }
+    const claimAt = (store: Store, time: string, fingerprint = 'f1') =>
+      store.claimIdempotencyKey(scope, fingerprint, timing(`2026-06-01T${time}Z`));
 
     it(
       'claims an Idempotency-Key once and replays the animal recorded with it',
       withStore(async (store) => {
-        expect(await store.claimIdempotencyKey(scope, 'f1', timing('2026-06-01T12:00:00Z'))).toEqual({ outcome: 'claimed' });
-        expect(await store.claimIdempotencyKey(scope, 'f1', timing('2026-06-01T12:00:01Z'))).toEqual({ outcome: 'in_flight' });
-        const pet = await store.createPet({ name: 'Rex', categoryId: 1, status: 'available' }, scope);
-        expect(await store.claimIdempotencyKey(scope, 'f1', timing('2026-06-01T12:00:02Z'))).toEqual({
-          outcome: 'replay',
-          status: 201,
-          body: pet,
-        });
-        expect(await store.claimIdempotencyKey(scope, 'f2', timing('2026-06-01T12:00:02Z'))).toEqual({ outcome: 'mismatch' });
+        const held = await claim(store, '12:00:00');
+        expect(await claimAt(store, '12:00:01')).toEqual({ outcome: 'in_flight', lockedUntil: new Date('2026-06-01T12:00:03Z') });
+        const pet = await store.createPet(rex, held);
+        expect(await claimAt(store, '12:00:02')).toEqual({ outcome: 'replay', status: 201, body: pet });
+        expect(await claimAt(store, '12:00:02', 'f2')).toEqual({ outcome: 'mismatch' });
         // Scoped to the API key: another key's identical Idempotency-Key is a different claim.
-        expect(await store.claimIdempotencyKey({ ...scope, apiKeyId: 'key_b' }, 'f1', timing('2026-06-01T12:00:02Z'))).toEqual({
-          outcome: 'claimed',
-        });
-        // Releasing a completed claim changes nothing.
-        await store.releaseIdempotencyKey(scope);
-        expect((await store.claimIdempotencyKey(scope, 'f1', timing('2026-06-01T12:00:03Z'))).outcome).toBe('replay');
+        const other = await claim(store, '12:00:02', { ...scope, apiKeyId: 'key_b' });
+        expect(other.token).not.toBe(held.token);
+        // Releasing or renewing a completed claim changes nothing.
+        await store.releaseIdempotencyKey(held);
+        expect(await store.renewIdempotencyKey(held, new Date('2026-06-01T12:00:03Z'))).toBe(false);
+        expect((await claimAt(store, '12:00:03')).outcome).toBe('replay');
       }),
     );
 
     it(
-      'lets a released, a stale or an expired claim be taken again',
+      'lets a released, a lapsed or an expired claim be taken again',
       withStore(async (store) => {
-        await store.claimIdempotencyKey(scope, 'f1', timing('2026-06-01T12:00:00Z'));
-        await store.releaseIdempotencyKey(scope);
-        expect(await store.claimIdempotencyKey(scope, 'f1', timing('2026-06-01T12:00:01Z'))).toEqual({ outcome: 'claimed' });
-        // Its instance died: after the lock time the claim is taken over.
-        expect(await store.claimIdempotencyKey(scope, 'f1', timing('2026-06-01T12:00:31Z'))).toEqual({ outcome: 'claimed' });
-        await store.createPet({ name: 'Rex', categoryId: 1, status: 'available' }, scope);
-        expect((await store.claimIdempotencyKey(scope, 'f2', timing('2026-06-02T12:00:30Z'))).outcome).toBe('mismatch');
-        expect(await store.claimIdempotencyKey(scope, 'f2', timing('2026-06-02T12:00:32Z'))).toEqual({ outcome: 'claimed' });
+        await store.releaseIdempotencyKey(await claim(store, '12:00:00'));
+        await claim(store, '12:00:01');
+        expect(await claimAt(store, '12:00:03.999')).toEqual({ outcome: 'in_flight', lockedUntil: new Date('2026-06-01T12:00:04Z') });
+        // Not renewed for the lock time (its instance died): taken over.
+        const held = await claim(store, '12:00:04');
+        await store.createPet(rex, held);
+        expect((await store.claimIdempotencyKey(scope, 'f2', timing('2026-06-02T12:00:03Z'))).outcome).toBe('mismatch');
+        expect((await store.claimIdempotencyKey(scope, 'f2', timing('2026-06-02T12:00:04Z'))).outcome).toBe('claimed');
+      }),
+    );
+
+    it(
+      'renews a claim for its holder only, so that it lapses the lock time after its last renewal',
+      withStore(async (store) => {
+        const held = await claim(store, '12:00:00');
+        expect(await store.renewIdempotencyKey(held, new Date('2026-06-01T12:00:02Z'))).toBe(true);
+        expect(await claimAt(store, '12:00:04')).toEqual({ outcome: 'in_flight', lockedUntil: new Date('2026-06-01T12:00:05Z') });
+        expect(await store.renewIdempotencyKey({ ...held, token: 'not the holder' }, new Date('2026-06-01T12:00:04Z'))).toBe(false);
+        const next = await claim(store, '12:00:05');
+        // Taken over: the first holder renews nothing any more.
+        expect(await store.renewIdempotencyKey(held, new Date('2026-06-01T12:00:05Z'))).toBe(false);
+        expect(await claimAt(store, '12:00:06')).toEqual({ outcome: 'in_flight', lockedUntil: new Date('2026-06-01T12:00:08Z') });
+        expect(await store.renewIdempotencyKey(next, new Date('2026-06-01T12:00:06Z'))).toBe(true);
+      }),
+    );
+
+    it(
+      'lets only the holder of the current claim record its creation or release it, so a stalled request whose claim was taken over adds nothing',
+      withStore(async (store) => {
+        const stalled = await claim(store, '12:00:00');
+        const current = await claim(store, '12:00:03');
+        await expect(store.createPet(rex, stalled)).rejects.toThrow(ClaimLostError);
+        expect(await store.listPets({ limit: 10 })).toEqual([]);
+        await store.releaseIdempotencyKey(stalled);
+        expect(await claimAt(store, '12:00:04')).toEqual({ outcome: 'in_flight', lockedUntil: new Date('2026-06-01T12:00:06Z') });
+        const pet = await store.createPet(rex, current);
+        await expect(store.createPet(rex, stalled)).rejects.toThrow(/not claimed/);
+        expect(await claimAt(store, '12:00:05')).toEqual({ outcome: 'replay', status: 201, body: pet });
+        expect(await store.listPets({ limit: 10 })).toEqual([pet]);
       }),
     );
 
     it(
       'refuses to record a response under a key that was not claimed, and stores no animal then',
       withStore(async (store) => {
-        await expect(
-          store.createPet({ name: 'Rex', categoryId: 1, status: 'available' }, { apiKeyId: 'key_x', key: 'never' }),
-        ).rejects.toThrow(/not claimed/);
+        await expect(store.createPet(rex, { apiKeyId: 'key_x', key: 'never', token: 'none' })).rejects.toThrow(/not claimed/);
         expect(await store.listPets({ limit: 10 })).toEqual([]);
       }),
     );
@@ -171,7 +203,7 @@ export function defineStoreSuite(engine: string, open: () => Promise<Store>): vo
     it(
       'purges records older than the retention',
       withStore(async (store) => {
-        await store.claimIdempotencyKey(scope, 'f1', timing('2026-06-01T12:00:00Z'));
+        await claimAt(store, '12:00:00');
         await store.claimIdempotencyKey({ ...scope, key: 'later' }, 'f1', timing('2026-06-02T12:00:00Z'));
         expect(await store.purgeIdempotencyKeys(new Date('2026-06-02T00:00:00Z'))).toBe(1);
       }),

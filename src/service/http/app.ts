@@ -24,7 +24,7 @@ import { errorHandler } from './middleware/error-handler.js';
 import { idempotency } from './middleware/idempotency.js';
 import { jsonBody } from './middleware/json-body.js';
 import { localsOf } from './middleware/locals.js';
-import { limitPublic, rateLimit, rateLimitHeaders } from './middleware/rate-limit.js';
+import { addressLimitHeaders, limitPublic, rateLimit, rateLimitHeaders } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
 import { methodNotAllowed, noRoute } from './middleware/route-guard.js';
 import { strictParameters } from './middleware/strict-parameters.js';
@@ -81,11 +81,8 @@ export function createApp(deps: AppDependencies): Express {
   const basePath = basePathOf(doc);
   const handlers = deps.handlers ?? generatedHandlers;
   // Stubs written by `npm run generate` answer 501 until someone writes them: say so at start.
-  warnOfStubs(
-    operations.map((op) => op.operationId),
-    handlers,
-    deps.logger,
-  );
+  const operationIds = operations.map((op) => op.operationId);
+  warnOfStubs(operationIds, handlers, deps.logger);
   const metrics = deps.metrics ?? NO_METRICS;
   const publicLimits = deps.publicLimits ?? PUBLIC_LIMITS;
   // What needs no key is limited in this instance's memory and never banned: a load balancer's
@@ -125,8 +122,11 @@ export function createApp(deps: AppDependencies): Express {
       handle(op, handlers[op.operationId as OperationId] as Handler<OperationId>, { store: deps.store, clock: deps.clock, basePath }),
     );
   }
-  // A preflight the CORS step left (its origin is not allowed) can carry no key: 405 here, using no allowance.
-  for (const [path, allowed] of methodsByPath) app.options(expressRoute(basePath, path), preflightOnly, methodNotAllowed(allowed));
+  // A preflight the CORS step left (its origin is not allowed) can carry no key: 405 here, using
+  // no allowance, with the address's rate-limit headers as on every refusal.
+  const addressHeaders = addressLimitHeaders(deps.limiter, deps.anonymousLimits);
+  for (const [path, allowed] of methodsByPath)
+    app.options(expressRoute(basePath, path), preflightOnly, addressHeaders, methodNotAllowed(allowed));
   // Anything else needs a key too, and counts against its limit, before its 405 or 404.
   app.use(checkKey, limit, requireKey);
   for (const [path, allowed] of methodsByPath) app.all(expressRoute(basePath, path), methodNotAllowed(allowed));

@@ -2,7 +2,7 @@ import type { Request, RequestHandler } from 'express';
 import type { OperationInfo } from '../../contract/operations.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import type { IdempotencyScope, Store } from '../store/store.js';
+import type { HeldClaim, Store } from '../store/store.js';
 import type { Caller, Handler, HandlerContext, HandlerInput, OperationId } from './handler-types.js';
 import { localsOf, type RequestLocals } from './middleware/locals.js';
 
@@ -36,7 +36,7 @@ class RequestHandlerContext implements HandlerContext {
   readonly clock: Clock;
   readonly basePath: string;
   readonly caller: Caller;
-  readonly idempotency: IdempotencyScope | undefined;
+  readonly idempotency: HeldClaim | undefined;
   readonly #locals: RequestLocals;
 
   constructor(shared: SharedContext, locals: RequestLocals, caller: Caller) {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { operations } from '../../../generated/openapi.js';
 import type { Clock } from '../clock.js';
-import type { ApiKeyRecord, IdempotencyScope, Store } from '../store/store.js';
+import type { ApiKeyRecord, HeldClaim, Store } from '../store/store.js';
 
 /** The operationIds of the contract, from the types `npm run generate` writes (openapi-typescript). */
 export type OperationId = keyof operations;
@@ -58,7 +58,7 @@ export interface HandlerContext {
   basePath: string;
   log: Logger;
   /** The Idempotency-Key the request claimed: the handler's write records its response under it. */
-  idempotency?: IdempotencyScope;
+  idempotency?: HeldClaim;
 }
 
 /** The handler of one operation. */

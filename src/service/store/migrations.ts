@@ -137,4 +137,15 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
     },
   },
+  {
+    version: 6,
+    name: 'add idempotency_keys.claim_token',
+    sql: `
+      -- Which request holds an in-flight claim (src/service/store/records.ts, HeldClaim): only it may
+      -- complete, renew or release the claim. Claims are short and renewed; one taken over after
+      -- its instance stalled must not let that instance record a second animal. Rows written
+      -- before have none: a completed one needs none, an in-flight one lapses as any other.
+      ALTER TABLE idempotency_keys ADD COLUMN claim_token TEXT;
+    `,
+  },
 ];

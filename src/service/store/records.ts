@@ -21,12 +21,21 @@ export interface IdempotencyScope {
   key: string;
 }
 
+/**
+ * A claim on an Idempotency-Key, as the request that made it holds it: only the holder of the
+ * key's current claim (its token) may complete, renew or release it, so a request whose claim
+ * was taken over cannot also record a creation.
+ */
+export interface HeldClaim extends IdempotencyScope {
+  token: string;
+}
+
 /** What claiming an Idempotency-Key found. */
 export type IdempotencyClaim =
-  /** The key is new (or its earlier request failed, or it expired): go ahead. */
-  | { outcome: 'claimed' }
-  /** A request with this key is being processed right now. */
-  | { outcome: 'in_flight' }
+  /** The key is new (or its earlier request failed, or it expired): go ahead, holding this claim. */
+  | { outcome: 'claimed'; held: HeldClaim }
+  /** A request with this key is being processed right now; its claim lapses at `lockedUntil` unless renewed. */
+  | { outcome: 'in_flight'; lockedUntil: Date }
   /** The key was used with a different request body. */
   | { outcome: 'mismatch' }
   /** The key's request completed: answer with its response. */
@@ -35,7 +44,7 @@ export type IdempotencyClaim =
 /** Timing of idempotency claims. */
 export interface ClaimTiming {
   now: Date;
-  /** A claim older than this whose request never completed (its instance died) may be taken over. */
+  /** A claim not renewed for this long (its instance died, or stalled) may be taken over. */
   lockMs: number;
   /** Records older than this are forgotten; the key may then be used anew. */
   retentionMs: number;

@@ -1,7 +1,19 @@
-import { sql, type Kysely } from 'kysely';
+import { randomUUID } from 'node:crypto';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
+import { ClaimLostError } from './claim-lost-error.js';
 import { otherFieldsOf, PET_SELECT, petFromRow } from './pet-record.js';
 import type { ReadCaches } from './read-cache.js';
-import type { ApiKeyRecord, ClaimTiming, Engine, IdempotencyClaim, IdempotencyScope, Pet, PetPageQuery, PetToCreate } from './records.js';
+import type {
+  ApiKeyRecord,
+  ClaimTiming,
+  Engine,
+  HeldClaim,
+  IdempotencyClaim,
+  IdempotencyScope,
+  Pet,
+  PetPageQuery,
+  PetToCreate,
+} from './records.js';
 import type { Tables } from './tables.js';
 
 /** What an engine gives the store (sqlite/sqlite-store.ts, postgres/postgres-store.ts): every other difference stays there. */
@@ -29,6 +41,10 @@ const toKey = (row: Tables['api_keys']): ApiKeyRecord => ({
   createdAt: row.created_at,
   revokedAt: row.revoked_at,
 });
+
+/** The row of `claim`'s key while its request holds it: in flight, under its token. */
+const heldBy = (claim: HeldClaim) => (eb: ExpressionBuilder<Tables, 'idempotency_keys'>) =>
+  eb.and({ api_key_id: claim.apiKeyId, idempotency_key: claim.key, state: 'in_flight', claim_token: claim.token });
 
 /**
  * The store, written once for SQLite and PostgreSQL with Kysely. A method that writes needs no
@@ -68,28 +84,27 @@ export class SqlStore {
   }
 
   /**
-   * Stores an animal and returns it with its new id; ids are never reused. With `idempotency`,
-   * the 201 response is recorded under that claimed key in the same transaction, so a retry
-   * finds either nothing or the animal, never half of it.
+   * Stores an animal and returns it with its new id; ids are never reused. With `claim`, the 201
+   * response is recorded under that Idempotency-Key in the same transaction, so a retry finds
+   * either nothing or the animal, never half of it; when the claim is no longer this request's
+   * (see HeldClaim), nothing is stored and ClaimLostError is thrown.
    */
-  async createPet(pet: PetToCreate, idempotency?: IdempotencyScope): Promise<Pet> {
+  async createPet(pet: PetToCreate, claim?: HeldClaim): Promise<Pet> {
     const insert = (db: Kysely<Tables>) =>
       db
         .insertInto('pets')
         .values({ name: pet.name, category_id: pet.categoryId, status: pet.status, other_fields: otherFieldsOf(pet) })
         .returning(PET_SELECT)
         .executeTakeFirstOrThrow();
-    if (!idempotency) return petFromRow(await insert(this.db));
+    if (!claim) return petFromRow(await insert(this.db));
     return this.db.transaction().execute(async (trx) => {
       const created = petFromRow(await insert(trx));
       const done = await trx
         .updateTable('idempotency_keys')
-        .set({ state: 'completed', response_status: 201, response_body: JSON.stringify(created) })
-        .where('api_key_id', '=', idempotency.apiKeyId)
-        .where('idempotency_key', '=', idempotency.key)
-        .where('state', '=', 'in_flight')
+        .set({ state: 'completed', response_status: 201, response_body: JSON.stringify(created), claim_token: null })
+        .where(heldBy(claim))
         .executeTakeFirst();
-      if (done.numUpdatedRows !== 1n) throw new Error(`Idempotency-Key ${idempotency.key} was not claimed before createPet`);
+      if (done.numUpdatedRows !== 1n) throw new ClaimLostError(claim.key);
       return created;
     });
   }
@@ -137,11 +152,13 @@ export class SqlStore {
   }
 
   /**
-   * One statement claims a new key or takes over one that expired or whose request died;
-   * otherwise the record found says why the key cannot be claimed.
+   * One statement claims a new key or takes over one that expired or whose claim lapsed (not
+   * renewed within the lock time: its instance died or stalled); otherwise the record found says
+   * why the key cannot be claimed.
    */
   async claimIdempotencyKey(scope: IdempotencyScope, fingerprint: string, timing: ClaimTiming): Promise<IdempotencyClaim> {
     const now = timing.now.getTime();
+    const token = randomUUID();
     const claimed = await this.db
       .insertInto('idempotency_keys')
       .values({
@@ -151,6 +168,7 @@ export class SqlStore {
         state: 'in_flight',
         created_at: now,
         locked_at: now,
+        claim_token: token,
       })
       .onConflict((conflict) =>
         conflict
@@ -162,6 +180,7 @@ export class SqlStore {
             response_body: null,
             created_at: now,
             locked_at: now,
+            claim_token: token,
           })
           .where((eb) =>
             eb.or([
@@ -172,17 +191,17 @@ export class SqlStore {
       )
       .returning('state')
       .executeTakeFirst();
-    if (claimed) return { outcome: 'claimed' };
+    if (claimed) return { outcome: 'claimed', held: { apiKeyId: scope.apiKeyId, key: scope.key, token } };
     const row = await this.db
       .selectFrom('idempotency_keys')
       .select(['fingerprint', 'state', 'response_status', 'response_body', 'created_at', 'locked_at'])
       .where('api_key_id', '=', scope.apiKeyId)
       .where('idempotency_key', '=', scope.key)
       .executeTakeFirst();
-    // Released, expired or abandoned (its instance died) between the two statements: claim again.
+    // Released, expired or lapsed between the two statements: claim again.
     if (!row || row.created_at <= now - timing.retentionMs || (row.state === 'in_flight' && row.locked_at <= now - timing.lockMs))
       return this.claimIdempotencyKey(scope, fingerprint, timing);
-    if (row.state === 'in_flight') return { outcome: 'in_flight' };
+    if (row.state === 'in_flight') return { outcome: 'in_flight', lockedUntil: new Date(row.locked_at + timing.lockMs) };
     if (row.fingerprint !== fingerprint) return { outcome: 'mismatch' };
     return {
       outcome: 'replay',
@@ -191,14 +210,18 @@ export class SqlStore {
     };
   }
 
-  /** Gives up a claim whose request did not complete, so a retry may proceed. */
-  async releaseIdempotencyKey(scope: IdempotencyScope): Promise<void> {
-    await this.db
-      .deleteFrom('idempotency_keys')
-      .where('api_key_id', '=', scope.apiKeyId)
-      .where('idempotency_key', '=', scope.key)
-      .where('state', '=', 'in_flight')
-      .execute();
+  /**
+   * Renews a claim whose request is still running, from `now`; false when it is no longer held
+   * (completed, released, or taken over), so there is nothing left to renew.
+   */
+  async renewIdempotencyKey(claim: HeldClaim, now: Date): Promise<boolean> {
+    const renewed = await this.db.updateTable('idempotency_keys').set({ locked_at: now.getTime() }).where(heldBy(claim)).executeTakeFirst();
+    return renewed.numUpdatedRows === 1n;
+  }
+
+  /** Gives up a claim whose request did not complete, so a retry may proceed; a claim no longer held is left alone. */
+  async releaseIdempotencyKey(claim: HeldClaim): Promise<void> {
+    await this.db.deleteFrom('idempotency_keys').where(heldBy(claim)).execute();
   }
 
   /** Forgets records created before `before`; returns how many. */

@@ -13,4 +13,7 @@ export type Store = Pick<SqlStore, keyof SqlStore>;
 export type KeyRepository = Pick<Store, 'insertKey' | 'findKeyByHash' | 'listKeys' | 'revokeKey'>;
 
 /** Idempotency-Key records of POST /pets, shared by every instance through the store. */
-export type IdempotencyRepository = Pick<Store, 'claimIdempotencyKey' | 'releaseIdempotencyKey' | 'purgeIdempotencyKeys'>;
+export type IdempotencyRepository = Pick<
+  Store,
+  'claimIdempotencyKey' | 'renewIdempotencyKey' | 'releaseIdempotencyKey' | 'purgeIdempotencyKeys'
+>;

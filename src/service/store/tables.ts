@@ -35,5 +35,7 @@ export interface Tables {
     response_body: string | null;
     created_at: number;
     locked_at: number;
+    /** The token of the claim's holder (HeldClaim); null in rows written before it existed. */
+    claim_token: string | null;
   };
 }

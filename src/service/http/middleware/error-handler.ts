@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, Request } from 'express';
 import { ApiError, type ErrorDetail } from '../errors/api-error.js';
+import { IdempotencyKeyInUseError } from '../errors/idempotency-key-in-use-error.js';
 import { InvalidRequestError } from '../errors/invalid-request-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { NotImplementedError } from '../errors/not-implemented-error.js';
@@ -8,6 +9,8 @@ import { ServiceUnavailableError } from '../errors/service-unavailable-error.js'
 import { UnsupportedMediaTypeError } from '../errors/unsupported-media-type-error.js';
 import { isLengthGuardError } from '../../../contract/length-before-pattern.js';
 import { NO_METRICS, type ServiceMetrics } from '../../metrics/service-metrics.js';
+import { ClaimLostError } from '../../store/claim-lost-error.js';
+import { IDEMPOTENCY_TIMING } from '../../store/idempotency.js';
 import { StoreUnavailableError } from '../../store/store-unavailable-error.js';
 import { localsOf } from './locals.js';
 
@@ -52,6 +55,8 @@ function toApiError(error: unknown, req: Request): ApiError | null {
   if (error instanceof StoreUnavailableError) {
     return new ServiceUnavailableError('The store is temporarily unavailable; retry after 5 seconds.', 5, { cause: error });
   }
+  // Another request holds the key now (this one's claim lapsed), for at most the lock time unless it renews it.
+  if (error instanceof ClaimLostError) return new IdempotencyKeyInUseError(Math.ceil(IDEMPOTENCY_TIMING.lockMs / 1000));
   if (isValidatorError(error)) {
     switch (error.status) {
       case 400: {
@@ -92,6 +97,8 @@ export function errorHandler(metrics: ServiceMetrics = NO_METRICS): ErrorRequest
       new ApiError(500, 'internal_error', 'An internal error occurred; quote the X-Request-Id when reporting it.');
     const log = localsOf(res).log;
     if (apiError.status === 503) log?.warn({ err: error }, 'dependency unavailable');
+    // A stall past the lock time, renewals the store refused or a client that went away: worth a line, not an alarm.
+    else if (error instanceof ClaimLostError) log?.warn({ err: error }, 'lost an Idempotency-Key claim before completing');
     // A handler not written yet: what to do, not a failure to investigate.
     else if (apiError instanceof NotImplementedError) log?.warn(apiError.hint);
     else if (apiError.status >= 500) log?.error({ err: error }, 'request failed');

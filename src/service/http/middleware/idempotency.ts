@@ -1,13 +1,13 @@
 import { hash } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import type { Clock } from '../../clock.js';
 import { NO_METRICS, type ServiceMetrics } from '../../metrics/service-metrics.js';
 import type { OperationInfo } from '../../../contract/operations.js';
-import { IDEMPOTENCY_TIMING } from '../../store/idempotency.js';
-import type { IdempotencyRepository } from '../../store/store.js';
+import { CLAIM_RENEWAL_MS, IDEMPOTENCY_TIMING } from '../../store/idempotency.js';
+import type { HeldClaim, IdempotencyRepository } from '../../store/store.js';
 import { IdempotencyKeyInUseError } from '../errors/idempotency-key-in-use-error.js';
 import { IdempotencyKeyReusedError } from '../errors/idempotency-key-reused-error.js';
-import { localsOf } from './locals.js';
+import { localsOf, type RequestLocals } from './locals.js';
 
 /** JSON with object keys sorted, so the same body always has the same fingerprint. */
 export function canonical(value: unknown): string {
@@ -22,11 +22,30 @@ export function canonical(value: unknown): string {
 }
 
 /**
+ * Holds `claim` for as long as its request runs: renewed every CLAIM_RENEWAL_MS, so that only the
+ * claim of an instance that died (or stalled past the lock time) lapses; given up when the
+ * response closes, unless it was completed (recorded with the animal), which stays.
+ */
+function holdClaim(res: Response, claim: HeldClaim, store: IdempotencyRepository, clock: Clock, locals: RequestLocals): void {
+  const warn = (what: string) => (error: unknown) => locals.log.warn({ err: error }, `could not ${what} an Idempotency-Key claim`);
+  const renewal = setInterval(() => {
+    store.renewIdempotencyKey(claim, new Date(clock.now())).then((held) => held || clearInterval(renewal), warn('renew'));
+  }, CLAIM_RENEWAL_MS);
+  renewal.unref();
+  res.once('close', () => {
+    clearInterval(renewal);
+    store.releaseIdempotencyKey(claim).catch(warn('release'));
+  });
+}
+
+/**
  * Idempotency-Key for an operation that declares it (createPet); none for another. Mounted after validation,
- * so invalid requests are never recorded. A first request claims the key; the handler's store
- * write records the response in the same transaction; a retry with the same body gets that
- * response again (with `Idempotent-Replayed: true`) and creates nothing; another body is 422;
- * a retry while the first is in flight is 409. A request that fails releases its claim.
+ * so invalid requests are never recorded. A first request claims the key and holds the claim
+ * while it runs (see holdClaim); the handler's store write records the response in the same
+ * transaction; a retry with the same body gets that response again (with
+ * `Idempotent-Replayed: true`) and creates nothing; another body is 422; a retry while the
+ * first is in flight is 409, with Retry-After the time left on the first one's claim. A request
+ * that fails releases its claim.
  * @see draft-ietf-httpapi-idempotency-key-header
  */
 export function idempotency(
@@ -43,17 +62,12 @@ export function idempotency(
       if (key === undefined || !locals.key) return next();
       const scope = { apiKeyId: locals.key.id, key };
       const fingerprint = hash('sha256', canonical({ operation: op.operationId, params: req.params, body: req.body as unknown }));
-      const claim = await store.claimIdempotencyKey(scope, fingerprint, { now: new Date(clock.now()), ...IDEMPOTENCY_TIMING });
+      const now = clock.now();
+      const claim = await store.claimIdempotencyKey(scope, fingerprint, { now: new Date(now), ...IDEMPOTENCY_TIMING });
       switch (claim.outcome) {
         case 'claimed':
-          locals.idempotency = scope;
-          // Whatever happens to the request, an unfinished claim is given up when it ends;
-          // a completed one (recorded with the animal) stays.
-          res.once('close', () => {
-            store
-              .releaseIdempotencyKey(scope)
-              .catch((error: unknown) => locals.log.warn({ err: error }, 'could not release an Idempotency-Key claim'));
-          });
+          locals.idempotency = claim.held;
+          holdClaim(res, claim.held, store, clock, locals);
           return next();
         case 'replay':
           metrics.idempotentReplay();
@@ -61,7 +75,7 @@ export function idempotency(
           res.status(claim.status).json(claim.body);
           return;
         case 'in_flight':
-          throw new IdempotencyKeyInUseError();
+          throw new IdempotencyKeyInUseError(Math.ceil((claim.lockedUntil.getTime() - now) / 1000));
         case 'mismatch':
           throw new IdempotencyKeyReusedError();
       }

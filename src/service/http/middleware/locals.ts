@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import type { Logger } from 'pino';
 import type { OperationInfo } from '../../../contract/operations.js';
-import type { ApiKeyRecord, IdempotencyScope } from '../../store/store.js';
+import type { ApiKeyRecord, HeldClaim } from '../../store/store.js';
 
 /**
  * What the middleware learns about a request, kept on `res.locals`. A class with every field
@@ -15,8 +15,8 @@ export class RequestLocals {
   unauthenticatedReason: string | undefined = undefined;
   /** The store failed while looking the key up: the request ends in 503, not 401. */
   storeError: Error | undefined = undefined;
-  /** The Idempotency-Key this request claimed. */
-  idempotency: IdempotencyScope | undefined = undefined;
+  /** The claim this request holds on its Idempotency-Key. */
+  idempotency: HeldClaim | undefined = undefined;
   /** The contract's operation for the request's method and path, if it has one. */
   operation: OperationInfo | undefined = undefined;
   private requestLog: Logger | undefined = undefined;

@@ -30,6 +30,17 @@ function enforce(res: Parameters<RequestHandler>[1], decision: LimitDecision, su
 }
 
 /**
+ * Puts the client address's rate-limit headers on the response, read without counting the
+ * request: for an answer that uses no allowance but, like every other, says what is left.
+ */
+export function addressLimitHeaders(limiter: RateLimiter, anonymousLimits: Limits): RequestHandler {
+  return async (req, res, next) => {
+    res.set(rateLimitHeaders(await limiter.peek(addressSubject(req.ip, req.socket.remoteAddress), anonymousLimits)));
+    next();
+  };
+}
+
+/**
  * Counts the request against its key (or, without a valid key, against the client address),
  * puts the rate-limit headers on the response whatever happens next, and refuses with 429 when
  * the limit is used up or the key is banned. A key that could not be checked because the store
