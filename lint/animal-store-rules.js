@@ -13,6 +13,7 @@ const { exampleHeaders, namedExamples, operationInputs, responseProblems, unfitF
   '../src/contract/response-examples.ts',
   import.meta.url,
 );
+const { REFUSALS, refusalsOf, undeclaredRefusal } = await tsImport('../src/contract/refusals.ts', import.meta.url);
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
@@ -60,6 +61,29 @@ function DeprecationHeadersOnlyWhenDeprecated() {
         ctx.report({
           message: `${operation.operationId ?? 'This operation'} is not deprecated, but its ${status} response${name} declares ${declared.join(' and ')}: use a response without the deprecation headers.`,
           location: ctx.location.child(['responses', status]),
+        });
+      }
+    },
+  };
+}
+
+/**
+ * Every operation declares the refusals the service gives any operation of its kind (400; 401
+ * when it needs a key; 415 when it takes a body), by their own status, as the property tests
+ * require, in their words (src/contract/refusals.ts).
+ */
+function OperationDeclaresRefusals() {
+  let contractSecurity;
+  return {
+    Root(root) {
+      contractSecurity = root.security;
+    },
+    Operation(operation, ctx) {
+      for (const refusal of refusalsOf(operation, contractSecurity)) {
+        if (String(REFUSALS[refusal].status) in (operation.responses ?? {})) continue;
+        ctx.report({
+          message: undeclaredRefusal(operation.operationId ?? 'This operation', refusal),
+          location: ctx.location.child('responses'),
         });
       }
     },
@@ -208,6 +232,7 @@ export default function animalStoreRules() {
         'deprecated-operation-has-sunset': DeprecatedOperationHasSunset,
         'deprecation-headers-only-when-deprecated': DeprecationHeadersOnlyWhenDeprecated,
         'error-response-by-reference': ErrorResponseByReference,
+        'operation-declares-refusals': OperationDeclaresRefusals,
         'pattern-is-linear': PatternIsLinear,
         'response-examples-consistent': ResponseExamplesConsistent,
       },
