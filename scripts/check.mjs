@@ -16,6 +16,8 @@ Runs, side by side, each of these npm scripts, and fails when one fails:
   check:unused     knip: unused files, exports and dependencies
   check:imports    dependency-cruiser: import circles and the layers' rules
   check:generated  generated/ and the client's generated types up to date with openapi.yaml
+  check:breaking   openapi.yaml against the last released contract (contracts/released/): no
+                   breaking change without a new major version
   check:docs       the settings table of docs/operators.md made from the settings, and the links
                    between the guides
 `;
@@ -30,6 +32,7 @@ const STEPS = [
   'check:unused',
   'check:imports',
   'check:generated',
+  'check:breaking',
   'check:docs',
 ];
 

@@ -21,7 +21,8 @@ packages/client/src/generated/ (the package stands alone, with its own copy of t
 client package's version follows the contract's info.version. Generated files are committed and never edited by
 hand. For an operation without a handler file it writes a stub that answers 501
 not_implemented, named in a warning when the service starts; it never overwrites an existing
-handler.
+handler. When the contract returns a field no store keeps, it names the field and what to write,
+and writes nothing.
 
 Options:
   --check        Write nothing; exit 1 and name the stale files when generated/ or the client
@@ -192,9 +193,16 @@ function writeVersions(versions: VersionFiles): void {
   }
 }
 
-/** Writes stubs for missing handlers, the version records and every generated file that changed. */
+/**
+ * Writes stubs for missing handlers, the version records and every generated file that changed;
+ * nothing at all when a field has no store: the tree stays as it was, to fix the contract against.
+ */
 function write(generation: Generation): number {
   const { folders } = generation;
+  if (reportStorageGaps(generation) !== 0) {
+    process.stderr.write('Nothing was written.\n');
+    return 1;
+  }
   for (const dir of [folders.outDir, folders.clientDir, folders.handlersDir]) mkdirSync(dir, { recursive: true });
   for (const op of generation.missingHandlers) {
     const path = join(folders.handlersDir, `${op.operationId}.ts`);
@@ -213,7 +221,7 @@ function write(generation: Generation): number {
       process.stdout.write(`${before === null ? 'created' : 'updated'} ${shown(path)}\n`);
     }
   }
-  return reportStorageGaps(generation);
+  return 0;
 }
 
 async function main(): Promise<number> {

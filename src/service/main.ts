@@ -12,6 +12,7 @@ import { ConfigError } from './config/config-error.js';
 import { anonymousLimitsOf, banPolicyOf, corsOriginsOf, httpTimeoutsOf, loadConfig, publicLimitsOf } from './config/load-config.js';
 import { describeSettings, type Config } from './config/settings.js';
 import { issueKey } from './keys/issue-key.js';
+import { keyPrefix } from './keys/key-format.js';
 import { RateLimiter } from './limits/limiter.js';
 import { NO_METRICS } from './metrics/service-metrics.js';
 import { openLimitCounters } from './open-limit-counters.js';
@@ -160,7 +161,13 @@ function announce(config: Config, logger: Logger, port: number, developmentKey: 
   // Production writes JSON lines only (the line above says it all); people get a banner.
   if (config.nodeEnv === 'production') return;
   const doc = loadSpec();
-  process.stdout.write(`${doc.info.title} (${config.environment}) at ${base}, ${where}, ${limits}\n`);
+  // The keys' environment is not the process's mode: `npm start` is development serving production keys.
+  const server = doc.servers?.find((s) => s.description?.toLowerCase() === config.environment);
+  process.stdout.write(
+    `${doc.info.title} at ${base} (NODE_ENV=${config.nodeEnv})\n` +
+      `  takes ${config.environment} keys only (${keyPrefix(config.environment)}…, ANIMAL_STORE_ENV)${server ? `: the keys of ${server.url}` : ''}\n` +
+      `  ${where}, ${limits}\n`,
+  );
   if (!developmentKey) return;
   const auth = `-H 'Authorization: Bearer ${developmentKey}'`;
   process.stdout.write(

@@ -1,8 +1,8 @@
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { apiVersion } from '@animal-store/client';
 import { GENERATED_HEADER } from '../../src/toolkit/codegen/generate.js';
 import { loadSpec } from '../../src/contract/load-spec.js';
@@ -70,6 +70,35 @@ describe('npm run generate', () => {
     expect(readFileSync(join(clientOut, 'openapi.ts'), 'utf8')).toBe(readFileSync(join(out, 'openapi.ts'), 'utf8'));
     const again = await generate('--check', '--spec', join(workDir, 'openapi.yaml'), '--out', out);
     expect(again.code).toBe(0);
+  });
+
+  it('stops on a field no store keeps before writing anything: types, client, stubs', async () => {
+    const dir = join(workDir, 'storage-gap');
+    const out = join(dir, 'generated');
+    const clientOut = join(dir, 'packages', 'client', 'src', 'generated');
+    const handlers = join(dir, 'handlers');
+    cpSync(join(ROOT, 'generated'), out, { recursive: true });
+    cpSync(join(ROOT, 'packages', 'client', 'src', 'generated'), clientOut, { recursive: true });
+    mkdirSync(handlers);
+    const spec = parse(readFileSync(join(ROOT, 'openapi.yaml'), 'utf8')) as { components: { schemas: Record<string, any> } };
+    spec.components.schemas.Pet.properties.probeBornOn = { type: 'string', format: 'date' };
+    spec.components.schemas.Pet.required.push('probeBornOn');
+    writeFileSync(join(dir, 'openapi.yaml'), stringify(spec));
+    /** Every file under the folder, with its text. */
+    const files = (folder: string): Record<string, string> =>
+      Object.fromEntries(
+        readdirSync(folder, { recursive: true, withFileTypes: true })
+          .filter((entry) => entry.isFile())
+          .map((entry) => [join(entry.parentPath, entry.name), readFileSync(join(entry.parentPath, entry.name), 'utf8')]),
+      );
+    const before = files(dir);
+
+    const result = await generate('--spec', join(dir, 'openapi.yaml'), '--out', out, '--client-out', clientOut, '--handlers', handlers);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/Pet\.probeBornOn is required in every animal returned, but no store keeps it/);
+    expect(result.stderr).toContain('Nothing was written.');
+    expect(result.stdout).toBe('');
+    expect(files(dir)).toEqual(before);
   });
 
   it('fails --check when generated/ holds a file the contract does not produce', async () => {

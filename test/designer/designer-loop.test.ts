@@ -12,7 +12,7 @@ import { RepositoryCopy, type Outcome } from './repository-copy.js';
  * (a) an optional field added: everything green and the field round-trips; (b) a required field
  * no store keeps: the gate names it; (c) an operation that writes added: only its stub's signal,
  * then green once its handler, one store method and its test are written, on both stores; (d) a
- * field removed: check:breaking fails until the major is raised. Slow (minutes): `npm run test:designer`, and `.ci/run` runs it.
+ * released field removed: check:breaking (and so npm run check) fails until the major is raised. Slow (minutes): `npm run test:designer`, and `.ci/run` runs it.
  */
 let copy: RepositoryCopy;
 const MINUTES = 60_000;
@@ -93,6 +93,10 @@ describe('the designer loop on a copy of the repository', () => {
           contract.setIn(['components', 'schemas', 'Pet', 'properties', 'tags'], TAGS);
         });
       addTags();
+      // The release: the contract recorded as released (contracts/released/1.x.yaml), committed.
+      const recorded = await copy.npm('check:breaking', '--record');
+      succeeds(recorded);
+      expect(recorded.stdout).toMatch(/Recorded openapi\.yaml .* contracts\/released\/1\.x\.yaml/);
       await copy.commit('release tags');
       copy.editContract((contract) => {
         contract.deleteIn(['components', 'schemas', 'NewPet', 'properties', 'tags']);
@@ -100,6 +104,7 @@ describe('the designer loop on a copy of the repository', () => {
       });
       const refused = await copy.npm('check:breaking');
       expect(refused.code, show(refused)).toBe(1);
+      expect(refused.stdout).toMatch(/with the last released contract, contracts\/released\/1\.x\.yaml/);
       expect(refused.stdout).toMatch(/tags/);
       expect(refused.stdout).toMatch(/breaking change\(s\) without a new major version/);
       copy.editContract((contract) => contract.setIn(['info', 'version'], '2.0.0'));

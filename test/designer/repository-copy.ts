@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseDocument } from 'yaml';
@@ -115,8 +115,15 @@ function linkNodeModules(dir: string): void {
     if (entry === '@animal-store') {
       mkdirSync(join(target, entry));
       symlinkSync(join(dir, 'packages', 'client'), join(target, entry, 'client'), 'dir');
+    } else if (entry === 'contract-kit') {
+      symlinkSync(join(dir, 'packages', 'contract-kit'), join(target, entry), 'dir');
     } else {
       symlinkSync(join(source, entry), join(target, entry));
     }
+  }
+  // A workspace package's own dependencies, where npm installed versions the root does not hold.
+  for (const name of readdirSync(join(ROOT, 'packages'))) {
+    const own = join(ROOT, 'packages', name, 'node_modules');
+    if (existsSync(own)) symlinkSync(own, join(dir, 'packages', name, 'node_modules'), 'dir');
   }
 }

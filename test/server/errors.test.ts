@@ -74,6 +74,22 @@ describe('errors', () => {
     }
   });
 
+  it('answers an unknown path with 404 whether or not a key is sent, counted against the address, with its headers', async () => {
+    let remaining: number | undefined;
+    for (const path of ['/metrics', '/nope', '/v1/owners']) {
+      for (const headers of [{}, { Authorization: 'Bearer as_prod_not_a_key' }] as Record<string, string>[]) {
+        const response = await fetch(`${server.origin}${path}`, { headers });
+        expect(response.status, path).toBe(404);
+        expect(await response.json(), path).toMatchObject({ code: 'not_found', status: 404 });
+        expect(response.headers.get('x-ratelimit-limit'), path).not.toBeNull();
+        const left = Number(response.headers.get('x-ratelimit-remaining'));
+        // One address's allowance: each request takes one.
+        if (remaining !== undefined) expect(left, path).toBe(remaining - 1);
+        remaining = left;
+      }
+    }
+  });
+
   it('answers a wrong method with 405 and the Allow header the contract gives', async () => {
     for (const [path, url] of [
       ['/pets/{petId}', '/pets/1'],

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { compareContracts } from '../../src/toolkit/breaking/breaking-changes.js';
+import { RepositoryCopy, type Outcome } from '../designer/repository-copy.js';
 import { ROOT, run } from '../support/run.js';
 
 // A parsed YAML document, changed freely by each mutation.
@@ -113,6 +114,21 @@ describe('compareContracts (Redocly diff with the contract’s rules)', () => {
     expect(result.passes).toBe(false);
   });
 
+  it.concurrent('names every operation that returns a changed schema, not only the first one Redocly walked', async () => {
+    const result = await compareContracts(
+      basePath,
+      mutated((s) => {
+        delete s.components.schemas.Pet.properties.status;
+        s.components.schemas.Pet.required = s.components.schemas.Pet.required.filter((p: string) => p !== 'status');
+      }),
+    );
+    const removed = result.breaking.filter((c) => c.ruleId === 'property-removed');
+    expect(removed).toHaveLength(1);
+    // Every operation of the contract whose responses hold a Pet, by $ref (GET /pets in an array).
+    expect(new Set(removed[0]!.operations)).toEqual(new Set(['GET /pets', 'POST /pets', 'GET /pets/{petId}']));
+    expect(removed[0]!.operations[0]).toBe(removed[0]!.where);
+  });
+
   it.concurrent('lets the same breaking changes through once info.version’s major is raised', async () => {
     const result = await compareContracts(
       basePath,
@@ -198,7 +214,7 @@ describe('compareContracts (Redocly diff with the contract’s rules)', () => {
   });
 });
 
-describe('npm run check:breaking (against git revisions)', () => {
+describe('npm run check:breaking (against git revisions, then a recorded release)', () => {
   const repo = join(workDir, 'repo');
   const spec = join(repo, 'openapi.yaml');
   const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8' });
@@ -268,10 +284,10 @@ describe('npm run check:breaking (against git revisions)', () => {
       s.components.schemas.Pet.properties[ADDED_FIELD] = { type: 'string', maxLength: 30, description: 'What the shop calls it.' };
       addOperation(s);
     };
-    // The field is reported wherever the contract returns a Pet (GET /pets here, and wherever a
-    // designer's operation does): each line is about the field or the operation, and both are there.
+    // The field is reported once, naming every operation that returns a Pet (GET /pets, and any a
+    // designer added): each line is about the field or the operation, and both are there.
     const fieldLine = new RegExp(
-      `^ {2}[A-Z]+ \\S+ +Schema added at responses/\\d+/content/application/json/schema/(?:items/)?properties/${ADDED_FIELD} \\[no rule\\] +\\(openapi\\.yaml:\\d+\\)$`,
+      `^ {2}[A-Z]+ \\S+(?:, [A-Z]+ \\S+)* +Schema added at responses/\\d+/content/application/json/schema/(?:items/)?properties/${ADDED_FIELD} \\[no rule\\] +\\(openapi\\.yaml:\\d+\\)$`,
     );
     const operationLine = new RegExp(`^ {2}${ADDED_PATH} +PathItem added \\[no rule\\] +\\(openapi\\.yaml:\\d+\\)$`);
     const onlyTheEdit = (lines: string[]) => {
@@ -362,4 +378,71 @@ describe('npm run check:breaking (against git revisions)', () => {
     expect(usage.stderr).toMatch(/Expected at most one BASE_REF/);
     expect(usage.code).toBe(2);
   });
+
+  it('--record keeps the contract as released; from then on that is the base, however many commits follow', async () => {
+    const released = readFileSync(spec, 'utf8');
+    const recorded = await check('--record');
+    expect(recorded.stdout).toMatch(
+      /Recorded openapi\.yaml \(info\.version 2\.0\.0\) as the released contract of major 2: contracts\/released\/2\.x\.yaml; commit it/,
+    );
+    const file = join(repo, 'contracts/released/2.x.yaml');
+    expect(readFileSync(file, 'utf8')).toBe(released);
+    git('add', 'contracts');
+    git('commit', '-q', '-m', 'record the release of 2.0.0');
+
+    commit(released.replace(/maximum: 50\n/, 'maximum: 40\n'), 'narrow limit again');
+    commit(released.replace(/maximum: 50\n/, 'maximum: 40\n').replace('List animals', 'List the animals'), 'reword');
+    const gated = await check();
+    expect(gated.stdout).toMatch(/with the last released contract, contracts\/released\/2\.x\.yaml/);
+    expect(gated.stdout).toMatch(/Upper bound changed from '<= 50' to '<= 40'/);
+    expect(gated.code).toBe(1);
+
+    const refused = await check('--record');
+    expect(refused.stderr).toMatch(/Not recorded: openapi\.yaml breaks what was released without a new major version/);
+    expect(refused.code).toBe(1);
+    expect(readFileSync(file, 'utf8')).toBe(released);
+  });
+});
+
+describe('npm run check: the gate against the last released contract', () => {
+  const show = (outcome: Outcome) => `exit ${outcome.code}\n--- stdout\n${outcome.stdout}\n--- stderr\n${outcome.stderr}`;
+  const FIELD = 'probeReleasedField';
+  const PETS = [
+    ['components', 'schemas', 'NewPet', 'properties', FIELD],
+    ['components', 'schemas', 'Pet', 'properties', FIELD],
+  ];
+  let copy: RepositoryCopy | undefined;
+  afterAll(() => copy?.remove());
+
+  it('fails on a committed removal of a released field, on a clone whose HEAD is the commit under test (as CI’s)', async () => {
+    copy = await RepositoryCopy.create();
+    const generate = async () => {
+      const generated = await copy!.npm('generate');
+      expect(generated.code, show(generated)).toBe(0);
+    };
+    copy.editContract((contract) => {
+      for (const path of PETS) contract.setIn(path, { type: 'string', maxLength: 30, description: 'Released in a minor version.' });
+    });
+    await generate();
+    // The release: the contract as released, kept where every clone has it (check:breaking --record writes the same).
+    copy.write('contracts/released/1.x.yaml', readFileSync(join(copy.dir, 'openapi.yaml'), 'utf8'));
+    await copy.commit('release the probe field');
+
+    copy.editContract((contract) => {
+      for (const path of PETS) contract.deleteIn(path);
+    });
+    await generate();
+    await copy.commit('remove the probe field');
+    // A later edit of the contract: the version before the last commit that changed it lacks the field too.
+    copy.editContract((contract) => contract.setIn(['paths', '/pets', 'get', 'description'], 'Returns the animals in the store.'));
+    await generate();
+    await copy.commit('reword listPets');
+
+    const checked = await copy.npm('check');
+    expect(checked.code, show(checked)).toBe(1);
+    expect(checked.stdout.match(/^FAILED .*$/gm), show(checked)).toEqual([expect.stringMatching(/^FAILED check:breaking /)]);
+    expect(checked.stdout).toMatch(/with the last released contract, contracts\/released\/1\.x\.yaml/);
+    expect(checked.stdout).toMatch(new RegExp(`Property \`${FIELD}\` of \`Pet\` was removed`));
+    expect(checked.stdout).toMatch(/breaking change\(s\) without a new major version \(info\.version 1\.0\.0 → 1\.0\.0\)/);
+  }, 600_000);
 });

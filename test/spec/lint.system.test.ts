@@ -2,7 +2,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { parse, stringify } from 'yaml';
+import type { OpenApiDocument } from '../../src/contract/load-spec.js';
+import { requestArbitraries } from '../property/arbitraries-from-spec.js';
+import { ADDED, withAddedOperation } from '../support/added-operation.js';
 import { bin, ROOT, run } from '../support/run.js';
 
 const workDir = mkdtempSync(join(tmpdir(), 'animal-store-lint-'));
@@ -18,7 +22,7 @@ async function lintMutated(name: string, mutate: (spec: Spec) => void, format = 
   const path = join(workDir, `${name}.yaml`);
   writeFileSync(path, stringify(spec));
   const result = await run(bin('redocly'), ['lint', path, '--config', join(ROOT, 'redocly.yaml'), '--format', format]);
-  return { ...result, output: result.stdout + result.stderr };
+  return { ...result, output: result.stdout + result.stderr, spec };
 }
 
 describe('npm run lint', () => {
@@ -42,13 +46,6 @@ describe('npm run lint', () => {
       'rule/operation-declares-common-errors',
       (s) => {
         delete s.paths['/pets/{petId}'].get.responses['429'];
-      },
-    ],
-    [
-      'an operation without 401',
-      'rule/operation-declares-common-errors',
-      (s) => {
-        delete s.paths['/pets'].get.responses['401'];
       },
     ],
     [
@@ -244,6 +241,50 @@ describe('npm run lint', () => {
     expect(result.output).toContain(message);
     expect(result.code).toBe(1);
   });
+
+  // What the property tests require of an operation's declared responses (a refusal the service
+  // gives any operation of its kind), lint says first, in the words the property tests use.
+  const undeclaredRefusals: [string, string, string, (spec: Spec) => void][] = [
+    [
+      'an added operation without 400',
+      ADDED.operationId,
+      `${ADDED.operationId} does not declare 400, which the contract's error table gives for invalid requests`,
+      (s) => {
+        s.paths = withAddedOperation(s as OpenApiDocument).paths;
+        delete s.paths[ADDED.path][ADDED.method].responses['400'];
+      },
+    ],
+    [
+      'an operation that needs a key without 401',
+      'listPets',
+      "listPets does not declare 401, which the contract's error table gives for requests without a valid key",
+      (s) => {
+        delete s.paths['/pets'].get.responses['401'];
+      },
+    ],
+    [
+      'an operation that takes a body without 415',
+      'createPet',
+      "createPet does not declare 415, which the contract's error table gives for bodies of another media type",
+      (s) => {
+        delete s.paths['/pets'].post.responses['415'];
+      },
+    ],
+  ];
+
+  it.each(undeclaredRefusals)(
+    'fails on a copy with %s (animal-store/operation-declares-refusals), as the property tests would',
+    async (name, operationId, message, mutate) => {
+      const result = await lintMutated(name.replaceAll(' ', '-'), mutate, 'stylish');
+      expect(result.output).toContain('animal-store/operation-declares-refusals');
+      expect(result.output).toContain(message);
+      expect(result.code).toBe(1);
+      // The property tests' generator stops on the same copy with the same sentence.
+      const arbitraries = requestArbitraries(result.spec as OpenApiDocument).get(operationId)!;
+      if (arbitraries.unsupported !== undefined) throw new Error(arbitraries.unsupported);
+      expect(() => fc.sample(arbitraries.invalid, { numRuns: 200, seed: 1 })).toThrow(message);
+    },
+  );
 
   it.each(broken)('fails on a copy with %s (%s)', async (name, rule, mutate) => {
     const result = await lintMutated(name.replaceAll(' ', '-'), mutate);

@@ -71,8 +71,8 @@ export interface AppDependencies {
  * answered here) → the health checks and the contract's documents, each with its own limit per
  * address → for a contract operation, Express's route of it (by operationId): the operation and
  * a deprecated one's headers noted, key, rate limit, 401 without a key, sunset gate, strict
- * parameters, JSON body, express-openapi-validator, Idempotency-Key, handler → store. A method its path does not have is a 405, what nothing
- * answered a 404, and anything thrown ends in the error handler as the Error body.
+ * parameters, JSON body, express-openapi-validator, Idempotency-Key, handler → store. A method its path does not have is a 405 (after
+ * the key), a path of no operation a 404 (key or not, counted), and anything thrown ends in the error handler as the Error body.
  */
 export function createApp(deps: AppDependencies): Express {
   const doc = deps.spec ?? loadSpec();
@@ -127,9 +127,9 @@ export function createApp(deps: AppDependencies): Express {
   const addressHeaders = addressLimitHeaders(deps.limiter, deps.anonymousLimits);
   for (const [path, allowed] of methodsByPath)
     app.options(expressRoute(basePath, path), preflightOnly, addressHeaders, methodNotAllowed(allowed));
-  // Anything else needs a key too, and counts against its limit, before its 405 or 404.
-  app.use(checkKey, limit, requireKey);
-  for (const [path, allowed] of methodsByPath) app.all(expressRoute(basePath, path), methodNotAllowed(allowed));
+  // Anything else counts against a limit; a contract path needs a key before its 405, a path of none is a 404, key or not.
+  app.use(checkKey, limit);
+  for (const [path, allowed] of methodsByPath) app.all(expressRoute(basePath, path), requireKey, methodNotAllowed(allowed));
   app.use(noRoute);
   app.use(errorHandler(metrics));
   return app;

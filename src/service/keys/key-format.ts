@@ -7,6 +7,9 @@ export type KeyEnvironment = 'production' | 'staging';
 /** The recognisable start of every key, one per environment (also in openapi.yaml). */
 const KEY_PREFIX: Record<KeyEnvironment, string> = { production: 'as_prod_', staging: 'as_stag_' };
 
+/** The start of every key of an environment (`as_prod_`). */
+export const keyPrefix = (environment: KeyEnvironment): string => KEY_PREFIX[environment];
+
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const SECRET_LENGTH = 32;
 const CHECKSUM_LENGTH = 6;

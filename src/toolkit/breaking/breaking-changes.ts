@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSpec } from '../../contract/load-spec.js';
 import { runRedocly } from '../../contract/redocly.js';
+import { type ComponentUse, componentUses, operationsAlsoUsing } from './component-uses.js';
 
 /** One place where Redocly's `diff` saw a change, as its JSON report gives it. */
 interface RedoclyChange {
@@ -30,6 +31,11 @@ export interface ContractChange {
   class: ChangeClass;
   /** The operation it affects, such as `GET /pets`, or the JSON pointer when it is not in an operation. */
   where: string;
+  /**
+   * Every operation the change affects: `where` first, then the others that use the component
+   * it is in (one line of Redocly's report stands for them all). Just `where` outside operations.
+   */
+  operations: string[];
   /** Redocly's JSON pointer of the change, such as `#/paths/~1pets/get/responses/200`. */
   pointer: string;
   /** What changed, in Redocly's words; for a change no rule judged, its kind and place. */
@@ -81,7 +87,7 @@ const ALLOWED_BY_CONTRACT: { ruleId: string; pointer: string; because: string }[
 ];
 
 /** The major number of a semantic version, or an error naming the document. */
-function majorOf(version: unknown, label: string): number {
+export function majorOf(version: unknown, label: string): number {
   const match = typeof version === 'string' ? /^(\d+)\.\d+\.\d+(?:[-+].*)?$/.exec(version) : null;
   if (!match) throw new Error(`info.version of ${label} is ${JSON.stringify(version)}, not a semantic version such as 1.2.0`);
   return Number(match[1]);
@@ -113,7 +119,21 @@ function belowLocation(pointer: string): string {
   return parts.slice(METHOD.test(parts[2] ?? '') ? 3 : 2).join('/');
 }
 
-function toChanges(change: RedoclyChange, labels: { base: string; revision: string }): ContractChange[] {
+/**
+ * Redocly's change with every operation it affects: Redocly walks a component once and reports
+ * its changes at the first operation it met it in.
+ */
+function toChanges(
+  change: RedoclyChange,
+  labels: { base: string; revision: string },
+  uses: Record<'base' | 'revision', ComponentUse[]>,
+): ContractChange[] {
+  const where = describeLocation(change.path);
+  const others = operationsAlsoUsing(uses[change.kind === 'removed' ? 'base' : 'revision'], where, change.path, change.kind);
+  return judged(change, labels).map((one) => ({ ...one, operations: [where, ...others] }));
+}
+
+function judged(change: RedoclyChange, labels: { base: string; revision: string }): Omit<ContractChange, 'operations'>[] {
   const side: ContractChange['side'] = change.kind === 'removed' ? 'base' : 'revision';
   const where = describeLocation(change.path);
   const impact = asImpact(change.impact, 'major');
@@ -172,8 +192,9 @@ export async function compareContracts(
     if (run.code !== 0 || !Array.isArray(report.changes)) {
       throw new Error(`redocly diff failed (exit ${run.code}):\n${run.stderr || run.stdout}`);
     }
+    const uses = { base: componentUses(base), revision: componentUses(revision) };
     const changes = report.changes
-      .flatMap((change) => toChanges(change, labels))
+      .flatMap((change) => toChanges(change, labels, uses))
       .sort((a, b) => CHANGE_CLASSES.indexOf(a.class) - CHANGE_CLASSES.indexOf(b.class));
     const ofClass = (kind: ChangeClass) => changes.filter((change) => change.class === kind);
     const breaking = ofClass('breaking');

@@ -100,9 +100,9 @@ export class MockProxy {
     const queryAt = url.indexOf('?');
     const query = queryOf(queryAt === -1 ? '' : url.slice(queryAt + 1));
     const match = this.contract.paths.match(queryAt === -1 ? url : url.slice(0, queryAt));
-    // As the service routes: after the key, a path the contract does not have is a 404 (Prism
-    // would take `/pets/` for `/pets`).
-    if (!match && hasBearer(req.headers)) {
+    // As the service routes: a path the contract does not have is a 404, key or not (Prism would
+    // take `/pets/` for `/pets`, and ask for the key).
+    if (!match) {
       const path = queryAt === -1 ? url : url.slice(0, queryAt);
       return this.sendError(res, { code: 'not_found', message: `No route ${req.method} ${path}.`, status: 404 });
     }

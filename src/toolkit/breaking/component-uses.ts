@@ -1,0 +1,63 @@
+import type { OpenApiDocument } from '../../contract/load-spec.js';
+
+/** One place where an operation uses a component, by `$ref` (directly or through other components). */
+export interface ComponentUse {
+  /** The component's pointer, such as `#/components/schemas/Pet`. */
+  component: string;
+  /** The operation, such as `GET /pets/{petId}`. */
+  where: string;
+  /** Where the `$ref` stands, as if the components were written in place, as Redocly's paths are. */
+  pointer: string;
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
+const escape = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
+function resolve(doc: OpenApiDocument, ref: string): unknown {
+  let node: unknown = doc;
+  for (const part of ref.slice(2).split('/')) {
+    node = (node as Record<string, unknown> | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return node;
+}
+
+/**
+ * Every place where an operation of `doc` uses a component. Redocly's diff walks a component
+ * once and reports its changes at the first place it met it, so the other operations that use
+ * it are found here.
+ */
+export function componentUses(doc: OpenApiDocument): ComponentUse[] {
+  const uses: ComponentUse[] = [];
+  const walk = (node: unknown, pointer: string, where: string, within: ReadonlySet<string>): void => {
+    if (!node || typeof node !== 'object') return;
+    const ref = (node as { $ref?: unknown }).$ref;
+    if (typeof ref === 'string' && ref.startsWith('#/components/')) {
+      uses.push({ component: ref, where, pointer });
+      // A component that holds itself (a tree of schemas) is followed once per place.
+      if (!within.has(ref)) walk(resolve(doc, ref), pointer, where, new Set([...within, ref]));
+      return;
+    }
+    for (const [key, value] of Object.entries(node)) walk(value, `${pointer}/${escape(key)}`, where, within);
+  };
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    const at = `#/paths/${escape(path)}`;
+    for (const method of METHODS.filter((m) => item[m])) {
+      const where = `${method.toUpperCase()} ${path}`;
+      walk(item.parameters, `${at}/parameters`, where, new Set());
+      walk(item[method], `${at}/${method}`, where, new Set());
+    }
+  }
+  return uses;
+}
+
+/**
+ * The operations other than `where` that use the component a change Redocly reported in `where`,
+ * at `pointer`, is in: the innermost one, where Redocly met the change. A reference added or
+ * removed is the place's own change, which Redocly reports at each place.
+ */
+export function operationsAlsoUsing(uses: ComponentUse[], where: string, pointer: string, kind: string): string[] {
+  const inside = (use: ComponentUse) => pointer.startsWith(`${use.pointer}/`) || (pointer === use.pointer && kind === 'modified');
+  const met = uses.filter((use) => use.where === where && inside(use)).sort((a, b) => b.pointer.length - a.pointer.length)[0];
+  if (!met) return [];
+  return [...new Set(uses.filter((use) => use.component === met.component && use.where !== where).map((use) => use.where))];
+}
