@@ -29,7 +29,7 @@ export {
   type ProblemFormatter,
   type ProblemResponse,
 } from './server/problems.js';
-export { authenticationOf, operationOf } from './server/request-state.js';
+export { authenticationOf, operationOf, pathParametersOf } from './server/request-state.js';
 export { notImplemented } from './server/stubs.js';
 export type { Authentication, Credentials, Verified, Verifier } from './server/security.js';
 export { closeUnreadBody, DEFAULT_BODY_LIMIT_BYTES } from './server/close-unread-body.js';

@@ -63,7 +63,13 @@ describe('a 3.0 contract with apiKey, OAuth 2 scopes and an error body of its ow
     // No challenge for an apiKey: HTTP defines none.
     expect(refused.headers.get('www-authenticate')).toBeNull();
     expect(refused.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    expect(await refused.json()).toEqual({ error: { kind: 'unauthorized', text: 'Valid credentials are required.', fields: [] } });
+    expect(await refused.json()).toEqual({
+      error: {
+        kind: 'unauthorized',
+        text: 'Valid credentials are required (the headerKey credentials are not valid; no key query parameter).',
+        fields: [],
+      },
+    });
   });
 
   it('checks OAuth 2 scopes: 403 without the one required, and gives the handler the caller and scopes', async () => {

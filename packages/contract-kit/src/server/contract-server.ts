@@ -5,7 +5,7 @@ import { listOperations, type Operation } from '../contract/operations.js';
 import { basePathsOf } from '../contract/servers.js';
 import { DEFAULT_BODY_LIMIT_BYTES } from './close-unread-body.js';
 import { MAX_PROPERTIES } from './strict-json.js';
-import { declaredContent, type AnyHandler } from './handlers.js';
+import { declaredContent, type AnyHandler, type HandlerResult } from './handlers.js';
 import { HttpProblem, problemDetails, type KitProblemCode, type ProblemFormatter } from './problems.js';
 import { setState, stateOf, RequestState } from './request-state.js';
 import { unknownFormats } from './schema-fixes.js';
@@ -48,6 +48,11 @@ export interface ContractServerOptions<Context extends object = object> {
   unmatched?: readonly RequestHandler[];
   /** What the application adds to each handler's context. */
   context?: (req: Request, res: Parameters<RequestHandler>[1]) => Context;
+  /**
+   * Told what each handler answered, before it is sent (a throw refuses it instead): where an
+   * application records an answer, such as an Idempotency-Key's.
+   */
+  beforeSend?: (result: HandlerResult, req: Request, res: Parameters<RequestHandler>[1]) => void | Promise<void>;
   /** The WWW-Authenticate realm. @default the contract's info.title */
   realm?: string;
   /** Turns an error of the application (not an HttpProblem) into the problem it is answered with; undefined: a 500. */
@@ -138,6 +143,7 @@ export function contractServer<Context extends object = object>(options: Contrac
     formats: Object.fromEntries(unknown.map((name) => [name, () => true])),
     now: options.now ?? Date.now,
     context: options.context,
+    beforeSend: options.beforeSend,
   };
   const realm = options.realm ?? doc.info.title;
   const router = FindMyWay({ caseSensitive: true, ignoreTrailingSlash: false, maxParamLength: 8192 });

@@ -31,5 +31,8 @@ export const setState = (req: Request, state: RequestState): void => {
 /** The contract's operation a request was routed to, or undefined (a path or method the contract lacks). */
 export const operationOf = (req: Request): Operation | undefined => stateOf(req)?.operation;
 
+/** The path parameters of a request routed to an operation, percent-decoded, by the contract's names (undefined for one not routed). */
+export const pathParametersOf = (req: Request): Readonly<Record<string, string>> | undefined => stateOf(req)?.params;
+
 /** Who called, as the authenticate step found (undefined before it, or for a request not routed). */
 export const authenticationOf = (req: Request): Authentication | undefined => stateOf(req)?.authentication;

@@ -77,50 +77,62 @@ export function securitySchemesOf(doc: OpenApiDocument): Map<string, SecuritySch
   return schemes;
 }
 
-/** The value of the one Authorization header, or undefined when there is none or more than one. */
-function authorization(req: IncomingMessage): string | undefined {
+/** Credentials a request carries for a scheme, or why it carries none (for the 401's message). */
+type Found = { credentials: Credentials } | { missing: string };
+
+/** The one Authorization header, or why there is none to read. */
+function authorization(req: IncomingMessage): { value: string } | { missing: string } {
   let count = 0;
   for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'authorization') count++;
-  return count === 1 ? req.headers.authorization : undefined;
+  if (count === 0) return { missing: 'no Authorization header' };
+  // Node keeps one of several; which the client meant is anyone's guess.
+  if (count > 1) return { missing: 'more than one Authorization header' };
+  return { value: req.headers.authorization ?? '' };
 }
 
-/** `Bearer abc` → `abc` for scheme `bearer` (case-insensitive, RFC 9110 section 11.1); undefined otherwise. */
-function afterScheme(header: string | undefined, scheme: string): string | undefined {
-  if (!header) return undefined;
-  const space = header.indexOf(' ');
-  if (space < 0 || header.slice(0, space).toLowerCase() !== scheme) return undefined;
-  const rest = header.slice(space + 1).trim();
-  return rest === '' ? undefined : rest;
+/** `Bearer abc` → `abc` for scheme `bearer` (case-insensitive, RFC 9110 section 11.1), or why not. */
+function afterScheme(req: IncomingMessage, scheme: string): { value: string } | { missing: string } {
+  const header = authorization(req);
+  if ('missing' in header) return header;
+  const space = header.value.indexOf(' ');
+  const rest = space < 0 ? '' : header.value.slice(space + 1).trim();
+  if (space < 0 || header.value.slice(0, space).toLowerCase() !== scheme || rest === '') {
+    return { missing: `Authorization is not "${scheme.charAt(0).toUpperCase()}${scheme.slice(1)} <credentials>"` };
+  }
+  return { value: rest };
 }
 
-/** The credentials a request carries for `scheme`, or undefined when it carries none. */
-function credentialsFor(req: IncomingMessage & { query?: unknown }, scheme: SecurityScheme): Credentials | undefined {
+/** The credentials a request carries for `scheme`, or why it carries none. */
+function credentialsFor(req: IncomingMessage & { query?: unknown }, scheme: SecurityScheme): Found {
   switch (scheme.type) {
     case 'http': {
-      const rest = afterScheme(authorization(req), scheme.scheme);
-      if (rest === undefined) return undefined;
-      if (scheme.scheme === 'bearer') return { token: rest };
-      if (scheme.scheme !== 'basic') return { credentials: rest };
-      const decoded = Buffer.from(rest, 'base64').toString('utf8');
+      const rest = afterScheme(req, scheme.scheme);
+      if ('missing' in rest) return rest;
+      if (scheme.scheme === 'bearer') return { credentials: { token: rest.value } };
+      if (scheme.scheme !== 'basic') return { credentials: { credentials: rest.value } };
+      const decoded = Buffer.from(rest.value, 'base64').toString('utf8');
       const colon = decoded.indexOf(':');
-      return colon < 0 ? undefined : { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+      if (colon < 0) return { missing: 'Authorization is not "Basic <user:password in base64>"' };
+      return { credentials: { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) } };
     }
     case 'oauth2':
     case 'openIdConnect': {
-      const token = afterScheme(authorization(req), 'bearer');
-      return token === undefined ? undefined : { token };
+      const token = afterScheme(req, 'bearer');
+      return 'missing' in token ? token : { credentials: { token: token.value } };
     }
     case 'apiKey': {
       let key: unknown;
       if (scheme.in === 'header') key = req.headers[scheme.name.toLowerCase()];
       else if (scheme.in === 'query') key = (req.query as Record<string, unknown> | undefined)?.[scheme.name];
       else key = parseCookies(req.headers.cookie ?? '')[scheme.name];
-      return typeof key === 'string' && key !== '' ? { key } : undefined;
+      return typeof key === 'string' && key !== ''
+        ? { credentials: { key } }
+        : { missing: `no ${scheme.name} ${scheme.in === 'query' ? 'query parameter' : scheme.in}` };
     }
     case 'mutualTLS': {
       const socket = req.socket as { getPeerCertificate?: () => unknown };
       const certificate = socket.getPeerCertificate?.();
-      return certificate && Object.keys(certificate).length > 0 ? { certificate } : undefined;
+      return certificate && Object.keys(certificate).length > 0 ? { credentials: { certificate } } : { missing: 'no client certificate' };
     }
   }
 }
@@ -156,6 +168,7 @@ export async function authenticate(plan: SecurityPlan, req: IncomingMessage): Pr
   if (plan.requirements.length === 0) return { caller: undefined, callers: {}, scopes: [], failure: undefined };
   let thrown: unknown;
   let lackingScope: string | undefined;
+  const reasons = new Set<string>();
   for (const requirement of plan.requirements) {
     const callers: Record<string, unknown> = {};
     const granted = new Set<string>();
@@ -163,11 +176,14 @@ export async function authenticate(plan: SecurityPlan, req: IncomingMessage): Pr
     for (const [name, requiredScopes] of Object.entries(requirement)) {
       const scheme = plan.schemes.get(name)!;
       const verifier = plan.verifiers[name];
-      const credentials = credentialsFor(req, scheme);
+      const found = credentialsFor(req, scheme);
       let verified: Verified | undefined;
-      if (verifier && credentials) {
+      if ('missing' in found) reasons.add(found.missing);
+      else if (!verifier) reasons.add(`${name} takes no credentials here`);
+      else {
         try {
-          verified = await verifier(credentials, { request: req, scheme: name, requiredScopes });
+          verified = await verifier(found.credentials, { request: req, scheme: name, requiredScopes });
+          if (!verified) reasons.add(`the ${name} credentials are not valid`);
         } catch (error) {
           thrown ??= error;
         }
@@ -188,10 +204,10 @@ export async function authenticate(plan: SecurityPlan, req: IncomingMessage): Pr
     }
     if (held) return { caller: Object.values(callers)[0], callers, scopes: [...granted], failure: undefined };
   }
-  return { caller: undefined, callers: {}, scopes: [], failure: refusal(plan, thrown, lackingScope) };
+  return { caller: undefined, callers: {}, scopes: [], failure: refusal(plan, thrown, lackingScope, [...reasons]) };
 }
 
-function refusal(plan: SecurityPlan, thrown: unknown, lackingScope: string | undefined): unknown {
+function refusal(plan: SecurityPlan, thrown: unknown, lackingScope: string | undefined, reasons: string[]): unknown {
   if (thrown !== undefined && !(thrown instanceof HttpProblem)) return thrown;
   if (lackingScope !== undefined && !(thrown instanceof HttpProblem)) {
     return new HttpProblem<KitProblemCode>(403, 'forbidden', `The credentials do not grant the scope ${lackingScope}.`);
@@ -216,7 +232,7 @@ function refusal(plan: SecurityPlan, thrown: unknown, lackingScope: string | und
           { cause: thrown.cause },
         );
   }
-  return new HttpProblem<KitProblemCode>(401, 'unauthorized', 'Valid credentials are required.', [], headers);
+  return new HttpProblem<KitProblemCode>(401, 'unauthorized', `Valid credentials are required (${reasons.join('; ')}).`, [], headers);
 }
 
 /**

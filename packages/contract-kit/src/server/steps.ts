@@ -3,7 +3,7 @@ import { resolveRef, type OpenApiDocument } from '../contract/document.js';
 import type { Operation } from '../contract/operations.js';
 import { readParsedBody, type BodyLimits } from './bodies.js';
 import { deprecationHeaders } from './deprecation.js';
-import { inputOf, notImplemented, send, type AnyHandler } from './handlers.js';
+import { inputOf, notImplemented, send, type AnyHandler, type HandlerResult } from './handlers.js';
 import { charsetOf, essenceOf, kindOf, matchMediaType, type BodyKind } from './media-types.js';
 import { HttpProblem, invalidRequest, type KitProblemCode } from './problems.js';
 import { stateOf, type RequestState } from './request-state.js';
@@ -43,6 +43,8 @@ export interface StepOptions {
   formats: Record<string, () => boolean>;
   now: () => number;
   context: ((req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1]) => object) | undefined;
+  beforeSend:
+    ((result: HandlerResult, req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1]) => void | Promise<void>) | undefined;
 }
 
 const state = (req: Parameters<RequestHandler>[0]): RequestState => stateOf(req)!;
@@ -174,13 +176,11 @@ export function stepsOf(op: Operation, plan: SecurityPlan, handler: AnyHandler |
       if (failure !== undefined) throw failure;
       next();
     },
-    sunset: (_req, _res, next) => {
+    sunset: (req, _res, next) => {
       if (options.now() >= sunsetAt) {
-        throw new HttpProblem<KitProblemCode>(
-          410,
-          'gone',
-          `${op.method.toUpperCase()} ${op.path} was removed on ${new Date(sunsetAt).toUTCString()}.`,
-        );
+        const successor = /^<([^>]*)>/.exec(deprecationHeaders(op, state(req).basePath)?.Link ?? '')?.[1];
+        const removed = `${op.method.toUpperCase()} ${op.path} was removed on ${new Date(sunsetAt).toUTCString()}`;
+        throw new HttpProblem<KitProblemCode>(410, 'gone', `${removed}${successor ? `; use ${successor} instead` : ''}.`);
       }
       next();
     },
@@ -203,7 +203,9 @@ export function stepsOf(op: Operation, plan: SecurityPlan, handler: AnyHandler |
         response: res,
       };
       const context = options.context ? Object.assign(options.context(req, res), kit) : kit;
-      send(res, op, await handler(inputOf(req, state(req)), context));
+      const result = await handler(inputOf(req, state(req)), context);
+      await options.beforeSend?.(result, req, res);
+      send(res, op, result);
     },
   };
 }
