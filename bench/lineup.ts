@@ -105,15 +105,13 @@ export async function startLineup(stores: Stores, started: ServerProcess[]) {
     started.push(server);
     return server;
   };
-  // contract-kit from its sources, as the repository's tests use it (its package exports them under this condition).
   const baseline = (
     name: string,
     file: string,
     probeHeaders?: Record<string, string>,
     env: Record<string, string> = {},
     probePath = LIST_PATH,
-  ) =>
-    start({ name, args: ['--conditions=contract-kit-source', '--import', 'tsx', `bench/servers/${file}`], env, probePath, probeHeaders });
+  ) => start({ name, args: ['--import', 'tsx', `bench/servers/${file}`], env, probePath, probeHeaders });
   const scaled = (name: string, file: string) =>
     Promise.all(
       SCALES.map((paths) => baseline(`${name}, ${paths} paths`, file, undefined, { PATHS: String(paths) }, syntheticPath(paths))),

@@ -1,11 +1,11 @@
 import type { OperationInfo } from './operations.js';
-import type { StrictJsonProblem } from './strict-json.js';
+import type { ProblemDetail } from 'contract-kit';
 
 const DECIMAL_INTEGER = /^-?(0|[1-9][0-9]*)$/;
 const SAFE_RANGE = `must be at most ${Number.MAX_SAFE_INTEGER} in size`;
 
 /** Adds to `details` what is wrong with an integer parameter's text, if anything. */
-function checkInteger(details: StrictJsonProblem[], where: 'query' | 'path', name: string, value: unknown): void {
+function checkInteger(details: ProblemDetail[], where: 'query' | 'path', name: string, value: unknown): void {
   if (typeof value !== 'string') return;
   if (!DECIMAL_INTEGER.test(value)) details.push({ field: `${where}.${name}`, message: 'must be an integer written in decimal digits' });
   // Read as a double, 10^400 is Infinity, which no JSON Schema bound refuses.
@@ -23,8 +23,8 @@ export function parameterProblems(
   op: Pick<OperationInfo, 'queryParameters' | 'integerQueryParameters' | 'integerPathParameters'>,
   query: Record<string, unknown>,
   pathParams: Record<string, string>,
-): StrictJsonProblem[] {
-  const details: StrictJsonProblem[] = [];
+): ProblemDetail[] {
+  const details: ProblemDetail[] = [];
   for (const name of op.queryParameters) {
     if (Array.isArray(query[name])) details.push({ field: `query.${name}`, message: 'must be given at most once' });
   }

@@ -69,7 +69,6 @@ async function main(): Promise<void> {
     trustProxy: config.trustProxy,
     corsOrigins: corsOriginsOf(config),
     metrics,
-    checkSpecAtStart: config.nodeEnv !== 'production',
     port: config.port,
     host: config.host,
     timeouts: httpTimeoutsOf(config),

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/run.js';
-import { requestSteps } from './request-steps.js';
+import { pipelineSteps, requestSteps } from './request-steps.js';
 
 const APP = 'src/service/http/app.ts';
 
@@ -25,15 +25,37 @@ function readmeSteps(readme: string): string[] {
     if (line.startsWith('    ')) continue; // what a step leads to (a handler, the store), not a step of app.ts
     if (!line.startsWith('  ')) break;
     const [file, name] = line.trim().split(/\s+/);
-    steps.push(`${join(dirname(APP), file ?? '')} ${name}`);
+    steps.push(`${located(file ?? '')} ${name}`);
   }
   return steps;
+}
+
+/** A step's file as the request path names it: from the root for contract-kit's, else from app.ts's folder. */
+const located = (file: string) => (file.startsWith('packages/') ? file : join(dirname(APP), file));
+
+/** The steps of each operation, as the block after the request path lists them: `file name` on each line. */
+function readmePipeline(readme: string): string[] {
+  const block = readme.split(/^## Where a request goes$/m)[1]?.split('```')[3];
+  if (!block) throw new Error('docs/architecture.md has no second code block under "## Where a request goes"');
+  return block
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [file, name] = line.trim().split(/\s+/);
+      return `${located(file ?? '')} ${name}`;
+    });
 }
 
 describe('the request path of docs/architecture.md', () => {
   it(`lists the steps createApp (${APP}) runs, in its order, each with its file`, () => {
     const fromApp = requestSteps(ROOT, APP).map((s) => `${s.file} ${s.name}`);
-    expect(fromApp.length).toBeGreaterThan(10);
+    expect(fromApp.length).toBeGreaterThan(8);
     expect(readmeSteps(readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8'))).toEqual(fromApp);
+  });
+
+  it(`lists the steps of each operation, in the order ${APP} gives them to contract-kit, each with its file`, () => {
+    const fromApp = pipelineSteps(ROOT, APP).map((s) => `${s.file} ${s.name}`);
+    expect(fromApp.length).toBeGreaterThan(10);
+    expect(readmePipeline(readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8'))).toEqual(fromApp);
   });
 });

@@ -10,6 +10,10 @@ export interface RequestStep {
   name: string;
 }
 
+/** Where contract-kit's parts of the request path live: its router and error step, and the steps of an operation. */
+const KIT_SERVER = 'packages/contract-kit/src/server/contract-server.ts';
+const KIT_STEPS = 'packages/contract-kit/src/server/steps.ts';
+
 /**
  * The steps `createApp` in `appPath` gives Express, in the order it gives them: every argument of
  * `app.use(...)` but a path, every argument after the path of `app.<method>(path, ...)` and
@@ -32,6 +36,9 @@ export function requestSteps(root: string, appPath: string): RequestStep[] {
     let current = expression;
     for (;;) {
       if (ts.isCallExpression(current)) current = current.expression;
+      // contract-kit's router and error step: `kit.router`, `kit.errorHandler`.
+      else if (ts.isPropertyAccessExpression(current) && current.expression.getText() === 'kit')
+        return { file: KIT_SERVER, name: current.name.text };
       else if (ts.isIdentifier(current) && parts.has(current.text))
         return { file: origin(parts.get(current.text)!).file, name: current.text };
       else if (ts.isIdentifier(current) && imports.has(current.text)) return imports.get(current.text)!;
@@ -87,4 +94,39 @@ function importsOf(root: string, file: string, source: ts.SourceFile): Map<strin
     }
   }
   return imports;
+}
+
+/**
+ * The steps of each operation, in the order `pipeline` (in `appPath`) gives them to contract-kit:
+ * the kit's own (`s.authenticate`, from its steps.ts), and the application's, each traced to the
+ * module it is imported from (a local constant through the call that made it).
+ */
+export function pipelineSteps(root: string, appPath: string): RequestStep[] {
+  const source = ts.createSourceFile(appPath, readFileSync(join(root, appPath), 'utf8'), ts.ScriptTarget.Latest, true);
+  const imports = importsOf(root, appPath, source);
+  const locals = new Map<string, ts.Expression>();
+  let list: ts.ArrayLiteralExpression | undefined;
+  let kitSteps: string | undefined;
+  const visit = (node: ts.Node) => {
+    if (ts.isVariableDeclaration(node) && node.initializer && ts.isIdentifier(node.name)) locals.set(node.name.text, node.initializer);
+    if (ts.isPropertyAssignment(node) && node.name.getText() === 'pipeline' && ts.isArrowFunction(node.initializer)) {
+      kitSteps = node.initializer.parameters[1]?.name.getText();
+      if (ts.isArrayLiteralExpression(node.initializer.body)) list = node.initializer.body;
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  if (!list || !kitSteps) throw new Error(`${appPath} gives contract-kit no pipeline: (op, steps) => [...]`);
+  const origin = (expression: ts.Expression): RequestStep => {
+    let current = ts.isSpreadElement(expression) ? expression.expression : expression;
+    for (;;) {
+      if (ts.isCallExpression(current)) current = current.expression;
+      else if (ts.isPropertyAccessExpression(current) && current.expression.getText() === kitSteps)
+        return { file: KIT_STEPS, name: current.name.text };
+      else if (ts.isIdentifier(current) && imports.has(current.text)) return imports.get(current.text)!;
+      else if (ts.isIdentifier(current) && locals.has(current.text)) current = locals.get(current.text)!;
+      else return { file: appPath, name: current.getText() };
+    }
+  };
+  return list.elements.map((element) => origin(element));
 }

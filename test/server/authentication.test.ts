@@ -35,9 +35,9 @@ describe('authentication on every operation', () => {
   });
 
   it.each([
-    ['an empty header', '', /not "Bearer <API key>"/],
-    ['Basic', 'Basic dXNlcjpwYXNz', /not "Bearer <API key>"/],
-    ['Bearer without a key', 'Bearer ', /not "Bearer <API key>"/],
+    ['an empty header', '', /not "Bearer <credentials>"/],
+    ['Basic', 'Basic dXNlcjpwYXNz', /not "Bearer <credentials>"/],
+    ['Bearer without a key', 'Bearer ', /not "Bearer <credentials>"/],
     ['a malformed key', 'Bearer hello', /malformed/],
     ['a 10 KB key', `Bearer ${'a'.repeat(10_000)}`, /malformed/],
   ])('refuses %s', async (_case, header, reason) => {

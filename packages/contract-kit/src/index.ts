@@ -29,7 +29,8 @@ export {
   type ProblemFormatter,
   type ProblemResponse,
 } from './server/problems.js';
-export { authenticationOf, operationOf, pathParametersOf } from './server/request-state.js';
+export { authenticationOf, operationOf, pathParametersOf, requestBasePath } from './server/request-state.js';
+export { parseStrictJson, type StrictJsonRefusal } from './server/strict-json.js';
 export { notImplemented } from './server/stubs.js';
 export type { Authentication, Credentials, Verified, Verifier } from './server/security.js';
 export { closeUnreadBody, DEFAULT_BODY_LIMIT_BYTES } from './server/close-unread-body.js';

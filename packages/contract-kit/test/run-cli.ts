@@ -7,7 +7,7 @@ const MAIN = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 /** Runs `contract-kit ARGS` in `cwd`: its exit code and output. */
 export async function run(args: string[], cwd: string): Promise<{ code: number | undefined; stdout: string; stderr: string }> {
   // tsx by its path: the command runs in a folder that has none.
-  const result = await x(process.execPath, ['--conditions=contract-kit-source', '--import', import.meta.resolve('tsx'), MAIN, ...args], {
+  const result = await x(process.execPath, ['--import', import.meta.resolve('tsx'), MAIN, ...args], {
     nodeOptions: { cwd },
     throwOnError: false,
   });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, IncomingMessage, ServerResponse, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Express } from 'express';
+import { closeUnreadBody } from 'contract-kit';
 import type { Logger } from 'pino';
 import { capConnections, type ConnectionLimits, type HeldConnections } from './connection-cap.js';
 import { corsResponseHeaders } from './middleware/cors.js';
@@ -31,7 +32,7 @@ export interface HttpServerOptions {
   corsOrigins?: readonly string[];
   /** Logs one line per refused request. */
   logger?: Logger;
-  /** The largest request body the app reads, in bytes (see closeUnreadBody). */
+  /** The largest request body the app reads, in bytes (see contract-kit's closeUnreadBody). */
   bodyLimitBytes: number;
 }
 
@@ -81,35 +82,6 @@ export function createHttpServer(app: Express, options: HttpServerOptions): Http
   server.on('clientError', refuseUnparsed(refuser(options, connections)));
   server.on('request', (req: IncomingMessage, res: ServerResponse) => closeUnreadBody(req, res, options.bodyLimitBytes));
   return { server, connections };
-}
-
-/** How long a connection whose request body was not read to its end stays open after its answer (see closeUnreadBody). */
-const LINGER_MS = 2000;
-
-/**
- * For a request whose body is chunked (of any size) or declared larger than the app reads:
- * once the answer is sent, if the body has not all arrived, its connection is closed instead of
- * reading on. Node would read to its end whatever part of a body the app did not read, before it
- * reuses the connection: cheap for a body within the limit, unbounded for these. Whatever
- * answered (a 413 once the limit was passed, or a 401, 404, 405, 415 or 429 given before the
- * body was read), the unread rest stays unread: the connection stops reading (the client's
- * sending stalls), sends its end after the answer, and is destroyed LINGER_MS later, or when the
- * client closes it first. Destroying it at once would reset a connection with unread data, and
- * a client still sending would lose the answer with the reset.
- */
-function closeUnreadBody(req: IncomingMessage, res: ServerResponse, bodyLimitBytes: number): void {
-  const { headers } = req;
-  if (headers['transfer-encoding'] === undefined && !(Number(headers['content-length'] ?? 0) > bodyLimitBytes)) return;
-  // Node reads on (discards) a body nobody started to read; one read from it makes it the
-  // app's, which Node then leaves unread past what the stream buffers.
-  req.read(0);
-  res.once('finish', () => {
-    if (req.complete) return;
-    const { socket } = req;
-    socket.end();
-    const linger = setTimeout(() => socket.destroy(), LINGER_MS);
-    socket.once('close', () => clearTimeout(linger));
-  });
 }
 
 /** Sends a refusal's answer on a socket whose request Node could not parse. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { ClaimLostError } from './claim-lost-error.js';
+import { complete, heldBy } from './idempotency.js';
 import { otherFieldsOf, PET_SELECT, petFromRow } from './pet-record.js';
 import type { ReadCaches } from './read-cache.js';
 import type {
@@ -41,10 +42,6 @@ const toKey = (row: Tables['api_keys']): ApiKeyRecord => ({
   createdAt: row.created_at,
   revokedAt: row.revoked_at,
 });
-
-/** The row of `claim`'s key while its request holds it: in flight, under its token. */
-const heldBy = (claim: HeldClaim) => (eb: ExpressionBuilder<Tables, 'idempotency_keys'>) =>
-  eb.and({ api_key_id: claim.apiKeyId, idempotency_key: claim.key, state: 'in_flight', claim_token: claim.token });
 
 /**
  * The store, written once for SQLite and PostgreSQL with Kysely. A method that writes needs no
@@ -99,12 +96,7 @@ export class SqlStore {
     if (!claim) return petFromRow(await insert(this.db));
     return this.db.transaction().execute(async (trx) => {
       const created = petFromRow(await insert(trx));
-      const done = await trx
-        .updateTable('idempotency_keys')
-        .set({ state: 'completed', response_status: 201, response_body: JSON.stringify(created), claim_token: null })
-        .where(heldBy(claim))
-        .executeTakeFirst();
-      if (done.numUpdatedRows !== 1n) throw new ClaimLostError(claim.key);
+      if (!(await complete(trx, claim, 201, created))) throw new ClaimLostError(claim.key);
       return created;
     });
   }
@@ -217,6 +209,15 @@ export class SqlStore {
   async renewIdempotencyKey(claim: HeldClaim, now: Date): Promise<boolean> {
     const renewed = await this.db.updateTable('idempotency_keys').set({ locked_at: now.getTime() }).where(heldBy(claim)).executeTakeFirst();
     return renewed.numUpdatedRows === 1n;
+  }
+
+  /**
+   * Records the answer of a claimed request whose own write did not (an operation other than
+   * createPet), so that a retry gets it again; false when the claim is no longer held (its write
+   * recorded it, or another request took it over).
+   */
+  completeIdempotencyKey(claim: HeldClaim, status: number, body: unknown): Promise<boolean> {
+    return complete(this.db, claim, status, body);
   }
 
   /** Gives up a claim whose request did not complete, so a retry may proceed; a claim no longer held is left alone. */

@@ -12,8 +12,8 @@ export type Store = Pick<SqlStore, keyof SqlStore>;
 /** Stored API keys. */
 export type KeyRepository = Pick<Store, 'insertKey' | 'findKeyByHash' | 'listKeys' | 'revokeKey'>;
 
-/** Idempotency-Key records of POST /pets, shared by every instance through the store. */
+/** Idempotency-Key records, shared by every instance through the store. */
 export type IdempotencyRepository = Pick<
   Store,
-  'claimIdempotencyKey' | 'renewIdempotencyKey' | 'releaseIdempotencyKey' | 'purgeIdempotencyKeys'
+  'claimIdempotencyKey' | 'renewIdempotencyKey' | 'completeIdempotencyKey' | 'releaseIdempotencyKey' | 'purgeIdempotencyKeys'
 >;

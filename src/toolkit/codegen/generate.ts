@@ -1,6 +1,5 @@
 import { posix, relative } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import openapiTS, { astToString } from 'openapi-typescript';
+import { renderTypes } from 'contract-kit/codegen';
 import { loadSpec } from '../../contract/load-spec.js';
 import { listOperations } from '../../contract/operations.js';
 
@@ -49,8 +48,7 @@ export function renderHandlerStub(operationId: string, summary: string): string 
  */
 export async function renderGenerated(specPath: string, targets: GenerateTargets): Promise<GeneratedFile[]> {
   const doc = loadSpec(specPath);
-  const ast = await openapiTS(pathToFileURL(specPath), { alphabetize: false, defaultNonNullable: false });
-  const types = GENERATED_HEADER + '\n' + astToString(ast);
+  const { openapi: types, operations } = await renderTypes(specPath, doc, GENERATED_HEADER);
 
   const rows = listOperations(doc);
   const serversJson = JSON.stringify(
@@ -78,6 +76,7 @@ export async function renderGenerated(specPath: string, targets: GenerateTargets
   return [
     { dir: targets.outDir, name: 'handlers.ts', text: handlersFile },
     { dir: targets.outDir, name: 'openapi.ts', text: types },
+    { dir: targets.outDir, name: 'operations.ts', text: operations },
     { dir: targets.clientDir, name: 'openapi.ts', text: types },
     { dir: targets.clientDir, name: 'contract.ts', text: contract },
   ];

@@ -1,5 +1,6 @@
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import { parseStrictJson, type StrictJsonProblem } from '../../contract/strict-json.js';
+import { parseStrictJson, type ProblemDetail } from 'contract-kit';
+import { BODY_LIMITS } from '../../contract/body-limits.js';
 import { parameterProblems } from '../../contract/strict-parameters.js';
 import { dressHeaders, preferFitting, preferParts, type ResponseHeaders } from './mock-answers.js';
 import type { MockContract, MockOperation } from './mock-contract.js';
@@ -17,7 +18,7 @@ function queryOf(search: string): Record<string, string | string[]> {
 }
 
 /** The server's 400 Error body, naming each refused field. */
-function invalidRequest(details: StrictJsonProblem[], message = 'The request is invalid; see details.'): ErrorBody {
+function invalidRequest(details: ProblemDetail[], message = 'The request is invalid; see details.'): ErrorBody {
   return { code: 'invalid_request', message, status: 400, details };
 }
 
@@ -77,7 +78,7 @@ export class MockProxy {
     query: Record<string, string | string[]>,
   ): ErrorBody | null {
     if (op.info.hasRequestBody && body.length > 0 && /^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
-      const parsed = parseStrictJson(body);
+      const parsed = parseStrictJson(body, BODY_LIMITS.maxProperties);
       if ('refusal' in parsed) return invalidRequest(parsed.refusal.details, parsed.refusal.message);
     }
     const pathParams: Record<string, string> = {};

@@ -6,7 +6,7 @@ import { basePathsOf } from '../contract/servers.js';
 import { DEFAULT_BODY_LIMIT_BYTES } from './close-unread-body.js';
 import { MAX_PROPERTIES } from './strict-json.js';
 import { declaredContent, type AnyHandler, type HandlerResult } from './handlers.js';
-import { HttpProblem, problemDetails, type KitProblemCode, type ProblemFormatter } from './problems.js';
+import { HttpProblem, invalidRequest, problemDetails, type KitProblemCode, type ProblemFormatter } from './problems.js';
 import { setState, stateOf, RequestState } from './request-state.js';
 import { unknownFormats } from './schema-fixes.js';
 import { checkRequirements, securitySchemesOf, type Verifier } from './security.js';
@@ -84,6 +84,16 @@ interface Route {
   basePath: string;
   names: string[];
   run: RequestHandler;
+}
+
+/** Whether a path's percent-encoding is valid (`/pets/%ZZ` is not): one that is not is a 400, not a 404. */
+function decodes(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** `/v1` + `/pets/{petId}` → `/v1/pets/:p0` for find-my-way: parameters by position, a literal `:` doubled. */
@@ -182,6 +192,9 @@ export function contractServer<Context extends object = object>(options: Contrac
 
   const contractRouter: RequestHandler = (req, res, next) => {
     const found = find(req.method, req.path);
+    if (!found && !decodes(req.path)) {
+      return next(invalidRequest([{ field: 'path', message: 'is not valid percent-encoding' }]));
+    }
     if (!found) {
       const allow = methods.filter((m) => find(m, req.path));
       if (allow.includes('GET') && !allow.includes('HEAD')) allow.push('HEAD');

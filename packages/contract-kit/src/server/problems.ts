@@ -91,5 +91,5 @@ export const problemDetails: ProblemFormatter = (problem, { instance }) => ({
 });
 
 /** 400 with each thing wrong. */
-export const invalidRequest = (details: ProblemDetail[], message = 'The request is invalid; see the details.') =>
+export const invalidRequest = (details: ProblemDetail[], message = 'The request is invalid; see details.') =>
   new HttpProblem<KitProblemCode>(400, 'invalid_request', message, details);

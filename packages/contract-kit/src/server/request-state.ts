@@ -31,6 +31,9 @@ export const setState = (req: Request, state: RequestState): void => {
 /** The contract's operation a request was routed to, or undefined (a path or method the contract lacks). */
 export const operationOf = (req: Request): Operation | undefined => stateOf(req)?.operation;
 
+/** The base path a request routed to an operation came under (`/v1`), or undefined for one not routed. */
+export const requestBasePath = (req: Request): string | undefined => stateOf(req)?.basePath;
+
 /** The path parameters of a request routed to an operation, percent-decoded, by the contract's names (undefined for one not routed). */
 export const pathParametersOf = (req: Request): Readonly<Record<string, string>> | undefined => stateOf(req)?.params;
 

@@ -1,3 +1,4 @@
+import { HttpProblem } from 'contract-kit';
 import type { components } from '../../../../generated/openapi.js';
 
 export type ErrorCode = components['schemas']['ErrorCode'];
@@ -5,27 +6,20 @@ export type ErrorBody = components['schemas']['Error'];
 export type ErrorDetail = components['schemas']['ErrorDetail'];
 
 /**
- * An error the service answers with the contract's Error body. The central error handler turns
- * anything else thrown into a 500 that reveals nothing.
+ * An error the service answers with the contract's Error body: a contract-kit HttpProblem whose
+ * code is one of the contract's. The kit's error step turns anything else thrown into a 500 that
+ * reveals nothing (see error-body.ts).
  */
-export class ApiError extends Error {
+export class ApiError extends HttpProblem<ErrorCode> {
   constructor(
-    readonly status: number,
-    readonly code: ErrorCode,
+    status: number,
+    code: ErrorCode,
     message: string,
-    readonly details?: ErrorDetail[],
-    /** Headers the response must carry (Retry-After, Allow, WWW-Authenticate). */
-    readonly headers: Record<string, string> = {},
+    details?: ErrorDetail[],
+    /** Headers the response must carry (Retry-After, WWW-Authenticate). */
+    headers: Record<string, string> = {},
     options?: ErrorOptions,
   ) {
-    super(message, options);
-    this.name = new.target.name;
-  }
-
-  /** The Error body of the contract. */
-  toBody(): ErrorBody {
-    return this.details && this.details.length > 0
-      ? { code: this.code, message: this.message, status: this.status, details: this.details }
-      : { code: this.code, message: this.message, status: this.status };
+    super(status, code, message, details, headers, options);
   }
 }

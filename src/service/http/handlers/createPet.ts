@@ -1,13 +1,12 @@
 import type { Handler } from '../handler-types.js';
-import { canonicalName } from '../pet-name.js';
 
 /**
- * POST /pets: stores the animal as sent (its name in NFC, status `available` unless given;
- * every other field of NewPet kept as it came, see store/pet-record.ts) and answers 201 with it.
- * With an Idempotency-Key, the store records this response with the animal (see
- * middleware/idempotency.ts).
+ * POST /pets: stores the animal as sent (its name already in NFC, see pet-name.ts; status
+ * `available` unless given; every other field of NewPet kept as it came, see
+ * store/pet-record.ts) and answers 201 with it. With an Idempotency-Key, the store records this
+ * response with the animal (see middleware/idempotency.ts).
  */
 export const createPet: Handler<'createPet'> = async ({ body }, { store, idempotency }) => {
-  const pet = await store.createPet({ ...body, name: canonicalName(body.name), status: body.status ?? 'available' }, idempotency);
+  const pet = await store.createPet({ ...body, status: body.status ?? 'available' }, idempotency);
   return { status: 201, body: pet };
 };

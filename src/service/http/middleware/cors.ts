@@ -32,11 +32,8 @@ export function corsResponseHeaders(allowed: readonly string[], origin: string |
 }
 
 /** A browser's preflight: OPTIONS with Origin and Access-Control-Request-Method. */
-const isPreflight = (req: Request) =>
+export const isPreflight = (req: Request) =>
   req.method === 'OPTIONS' && req.headers.origin !== undefined && req.headers['access-control-request-method'] !== undefined;
-
-/** Lets the rest of the route answer a preflight only; any other request skips to the next route. */
-export const preflightOnly: RequestHandler = (req, _res, next) => next(isPreflight(req) ? undefined : 'route');
 
 /**
  * CORS for the listed origins, with the maintained `cors` middleware: a preflight
@@ -44,8 +41,7 @@ export const preflightOnly: RequestHandler = (req, _res, next) => next(isPreflig
  * here with 204, before the key and the rate limit, as the Fetch standard expects (a browser
  * never sends credentials on a preflight); other requests from it get `Access-Control-Allow-Origin`
  * and the exposed headers, then go on. A request from any other origin gets no CORS header, so
- * the browser keeps the answer from the page; its preflight is answered 405 by the contract
- * path's {@link preflightOnly} route, before the key and the limits too. No origin listed: no CORS at all. `methods` are
+ * the browser keeps the answer from the page; its preflight is answered 405 (app.ts, before contract-kit's 405), before the key and the limits too. No origin listed: no CORS at all. `methods` are
  * the contract's.
  */
 export function corsFor(allowed: readonly string[], methods: readonly string[]): RequestHandler {

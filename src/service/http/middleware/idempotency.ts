@@ -1,8 +1,8 @@
 import { hash } from 'node:crypto';
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
+import { pathParametersOf, type HandlerResult, type Operation } from 'contract-kit';
 import type { Clock } from '../../clock.js';
 import { NO_METRICS, type ServiceMetrics } from '../../metrics/service-metrics.js';
-import type { OperationInfo } from '../../../contract/operations.js';
 import { CLAIM_RENEWAL_MS, IDEMPOTENCY_TIMING } from '../../store/idempotency.js';
 import type { HeldClaim, IdempotencyRepository } from '../../store/store.js';
 import { IdempotencyKeyInUseError } from '../errors/idempotency-key-in-use-error.js';
@@ -38,30 +38,34 @@ function holdClaim(res: Response, claim: HeldClaim, store: IdempotencyRepository
   });
 }
 
+/** Whether an operation declares the Idempotency-Key header. */
+const takesIdempotencyKey = (op: Operation) => op.parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key');
+
 /**
- * Idempotency-Key for an operation that declares it (createPet); none for another. Mounted after validation,
+ * Idempotency-Key for every operation that declares it; none for another. Mounted after validation,
  * so invalid requests are never recorded. A first request claims the key and holds the claim
  * while it runs (see holdClaim); the handler's store write records the response in the same
- * transaction; a retry with the same body gets that response again (with
+ * transaction (createPet), or else {@link recordAnswer} does, just before it is sent; a retry
+ * with the same body gets that response again (with
  * `Idempotent-Replayed: true`) and creates nothing; another body is 422; a retry while the
  * first is in flight is 409, with Retry-After the time left on the first one's claim. A request
  * that fails releases its claim.
  * @see draft-ietf-httpapi-idempotency-key-header
  */
 export function idempotency(
-  op: OperationInfo,
+  op: Operation,
   store: IdempotencyRepository,
   clock: Clock,
   metrics: ServiceMetrics = NO_METRICS,
 ): RequestHandler[] {
-  if (!op.headerParameters.includes('Idempotency-Key')) return [];
+  if (!takesIdempotencyKey(op)) return [];
   return [
     async (req, res, next) => {
       const key = req.get('Idempotency-Key');
       const locals = localsOf(res);
       if (key === undefined || !locals.key) return next();
       const scope = { apiKeyId: locals.key.id, key };
-      const fingerprint = hash('sha256', canonical({ operation: op.operationId, params: req.params, body: req.body as unknown }));
+      const fingerprint = hash('sha256', canonical({ operation: op.name, params: pathParametersOf(req), body: req.body as unknown }));
       const now = clock.now();
       const claim = await store.claimIdempotencyKey(scope, fingerprint, { now: new Date(now), ...IDEMPOTENCY_TIMING });
       switch (claim.outcome) {
@@ -81,4 +85,20 @@ export function idempotency(
       }
     },
   ];
+}
+
+/**
+ * Records a successful answer under the request's Idempotency-Key claim, if it holds one that its
+ * handler's own write did not complete (an operation other than createPet), so that a retry gets
+ * it again. The answer is recorded before it is sent: a crash after the handler's work and before
+ * this line leaves the claim to lapse, and the retry does the work again (createPet's write
+ * records the claim in its own transaction, so it never does).
+ */
+export function recordAnswer(store: IdempotencyRepository) {
+  return async (result: HandlerResult, _req: Request, res: Response): Promise<void> => {
+    const held = localsOf(res).idempotency;
+    const status = Number(result.status);
+    if (!held || status < 200 || status > 299) return;
+    await store.completeIdempotencyKey(held, status, result.body);
+  };
 }

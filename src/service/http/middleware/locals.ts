@@ -1,6 +1,5 @@
 import type { Response } from 'express';
 import type { Logger } from 'pino';
-import type { OperationInfo } from '../../../contract/operations.js';
 import type { ApiKeyRecord, HeldClaim } from '../../store/store.js';
 
 /**
@@ -17,8 +16,6 @@ export class RequestLocals {
   storeError: Error | undefined = undefined;
   /** The claim this request holds on its Idempotency-Key. */
   idempotency: HeldClaim | undefined = undefined;
-  /** The contract's operation for the request's method and path, if it has one. */
-  operation: OperationInfo | undefined = undefined;
   private requestLog: Logger | undefined = undefined;
 
   constructor(

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
+import { operationOf } from 'contract-kit';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../../clock.js';
 import { canonicalAddress } from '../../limits/client-address.js';
@@ -87,7 +88,7 @@ export function requestContext(logger: Logger, metrics: ServiceMetrics = NO_METR
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const path = req.originalUrl.split('?')[0]!;
-      metrics.request(locals.operation?.operationId ?? outsideTheContract(path), req.method, res.statusCode, ms / 1000);
+      metrics.request(operationOf(req)?.name ?? outsideTheContract(path), req.method, res.statusCode, ms / 1000);
       const ip = req.socket ? req.ip : remoteAddress;
       budget.roll();
       const refused = res.statusCode >= 400 && res.statusCode < 500;

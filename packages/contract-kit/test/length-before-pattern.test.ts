@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { lengthBeforePattern } from '../../src/contract/length-before-pattern.js';
-import type { OpenApiDocument } from '../../src/contract/load-spec.js';
+import { lengthBeforePattern } from '../src/server/length-before-pattern.js';
+import type { OpenApiDocument } from 'contract-kit';
 
 const limited = { type: 'string', maxLength: 5, pattern: '^a+$' };
 const guarded = { type: 'string', maxLength: 5, if: { maxLength: 5 }, then: { pattern: '^a+$' } };
@@ -42,6 +42,6 @@ describe('lengthBeforePattern', () => {
       allOf: [{ if: { maxLength: 5 }, then: { pattern: '^a+$' } }],
     });
     // The document given is not changed.
-    expect((doc.paths['/x']!.get as any).parameters[0].schema).toBe(limited);
+    expect((doc.paths!['/x']!.get as any).parameters[0].schema).toBe(limited);
   });
 });

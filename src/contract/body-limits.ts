@@ -1,0 +1,6 @@
+/**
+ * What the service reads of a request body, and what its mock refuses alike: at most 16 KiB (the
+ * contract's PayloadTooLarge says so), and at most 64 properties in one object of a JSON body
+ * (every object of the contract has a handful; a body with thousands is refused as a whole).
+ */
+export const BODY_LIMITS = { limitBytes: 16 * 1024, maxProperties: 64 } as const;
