@@ -10,7 +10,7 @@ import {
   type ContractChange,
   type ContractComparison,
   majorOf,
-} from '../src/toolkit/breaking/breaking-changes.js';
+} from 'contract-kit/breaking';
 import { findBaseRevision, writeSpecAtRevision } from '../src/toolkit/breaking/contract-at-revision.js';
 import { lastReleased, recordRelease } from '../src/toolkit/breaking/released-contract.js';
 import { loadSpec, SPEC_PATH } from '../src/contract/load-spec.js';

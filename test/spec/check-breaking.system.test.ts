@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { compareContracts } from '../../src/toolkit/breaking/breaking-changes.js';
+import { compareContracts } from 'contract-kit/breaking';
 import { RepositoryCopy, type Outcome } from '../designer/repository-copy.js';
 import { ROOT, run } from '../support/run.js';
 
@@ -198,10 +198,8 @@ describe('compareContracts (Redocly diff with the contract’s rules)', () => {
   it('names the file and line of a malformed document instead of diffing it', async () => {
     const broken = join(workDir, 'broken.yaml');
     writeFileSync(broken, 'openapi: 3.1.0\npaths: [\n');
-    await expect(compareContracts(basePath, broken)).rejects.toThrow(/broken\.yaml is not valid YAML.*line 3/s);
-    await expect(compareContracts(basePath, join(workDir, 'missing.yaml'))).rejects.toThrow(
-      /Cannot read the OpenAPI document at .*missing\.yaml/,
-    );
+    await expect(compareContracts(basePath, broken)).rejects.toThrow(/broken\.yaml: is not valid YAML or JSON.*line 3/s);
+    await expect(compareContracts(basePath, join(workDir, 'missing.yaml'))).rejects.toThrow(/missing\.yaml: cannot be read/);
   });
 
   it('refuses a version that is not semantic', async () => {

@@ -35,7 +35,7 @@ const HEADINGS: Record<ChangeClass, string> = {
 function line(change: ContractChange): string {
   const at = change.line === undefined ? '' : `  (${change.file}:${change.line})`;
   const allowed = change.allowedBecause ? `\n      allowed: ${change.allowedBecause}` : '';
-  return `  ${change.where.padEnd(22)} ${change.message} [${change.ruleId ?? 'no rule'}]${at}${allowed}`;
+  return `  ${change.operations.join(', ').padEnd(22)} ${change.message} [${change.ruleId ?? 'no rule'}]${at}${allowed}`;
 }
 
 function report(comparison: ContractComparison): string {

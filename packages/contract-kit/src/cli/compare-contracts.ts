@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveRef, unescapePointer, type OpenApiDocument } from '../contract/document.js';
 import { loadContract } from '../contract/load-contract.js';
+import { componentUses, operationsAlsoUsing, type ComponentUse } from './component-uses.js';
 import { redoclyOutput } from './tools.js';
 
 /** One place where Redocly's `diff` saw a change, as its JSON report gives it. */
@@ -26,6 +27,11 @@ export interface ContractChange {
   class: ChangeClass;
   /** The operation it affects (`GET /pets`), or the JSON pointer of a change outside operations. */
   where: string;
+  /**
+   * Every operation the change affects: `where` first, then the others that use the component it
+   * is in (Redocly walks a component once and reports its changes at the first operation it met).
+   */
+  operations: string[];
   pointer: string;
   message: string;
   /** The Redocly rule that rated it; null when Redocly's default rating applied. */
@@ -51,7 +57,7 @@ export interface ContractComparison {
   passes: boolean;
 }
 
-function majorOf(version: string, label: string): number {
+export function majorOf(version: string, label: string): number {
   const match = /^(\d+)\.\d+\.\d+(?:[-+].*)?$/.exec(version);
   if (!match) throw new Error(`info.version of ${label} is ${JSON.stringify(version)}, not a semantic version such as 1.2.0`);
   return Number(match[1]);
@@ -90,7 +96,23 @@ function allowance(revision: OpenApiDocument, ruleId: string, pointer: string | 
   }
 }
 
-function toChanges(change: RedoclyChange, revision: OpenApiDocument, labels: { base: string; revision: string }): ContractChange[] {
+/** Redocly's change, with every operation it affects. */
+function toChanges(
+  change: RedoclyChange,
+  revision: OpenApiDocument,
+  labels: { base: string; revision: string },
+  uses: Record<'base' | 'revision', ComponentUse[]>,
+): ContractChange[] {
+  const where = describeLocation(change.path);
+  const others = operationsAlsoUsing(uses[change.kind === 'removed' ? 'base' : 'revision'], where, change.path, change.kind);
+  return judged(change, revision, labels).map((one) => ({ ...one, operations: [where, ...others] }));
+}
+
+function judged(
+  change: RedoclyChange,
+  revision: OpenApiDocument,
+  labels: { base: string; revision: string },
+): Omit<ContractChange, 'operations'>[] {
   const side: ContractChange['side'] = change.kind === 'removed' ? 'base' : 'revision';
   const where = describeLocation(change.path);
   const impact = asImpact(change.impact, 'major');
@@ -126,7 +148,7 @@ function toChanges(change: RedoclyChange, revision: OpenApiDocument, labels: { b
 export async function compareContracts(
   basePath: string,
   revisionPath: string,
-  labels: { base: string; revision: string },
+  labels: { base: string; revision: string } = { base: basePath, revision: revisionPath },
 ): Promise<ContractComparison> {
   const base = await loadContract(basePath, labels.base);
   const revision = await loadContract(revisionPath, labels.revision);
@@ -143,8 +165,9 @@ export async function compareContracts(
     }
     if (run.code !== 0 || !Array.isArray(report?.changes))
       throw new Error(`redocly diff failed (exit ${run.code}):\n${run.stderr || run.stdout}`);
+    const uses = { base: componentUses(base), revision: componentUses(revision) };
     const changes = report.changes
-      .flatMap((change) => toChanges(change, revision, labels))
+      .flatMap((change) => toChanges(change, revision, labels, uses))
       .sort((a, b) => CHANGE_CLASSES.indexOf(a.class) - CHANGE_CLASSES.indexOf(b.class));
     const ofClass = (kind: ChangeClass) => changes.filter((change) => change.class === kind);
     const breaking = ofClass('breaking');

@@ -1,4 +1,4 @@
-import type { OpenApiDocument } from '../../contract/load-spec.js';
+import { escapePointer, resolveRef, type OpenApiDocument } from '../contract/document.js';
 
 /** One place where an operation uses a component, by `$ref` (directly or through other components). */
 export interface ComponentUse {
@@ -11,14 +11,15 @@ export interface ComponentUse {
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
-const escape = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+const escape = escapePointer;
 
+/** What a `$ref` points at, or undefined for one that points at nothing. */
 function resolve(doc: OpenApiDocument, ref: string): unknown {
-  let node: unknown = doc;
-  for (const part of ref.slice(2).split('/')) {
-    node = (node as Record<string, unknown> | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  try {
+    return resolveRef(doc, { $ref: ref });
+  } catch {
+    return undefined;
   }
-  return node;
 }
 
 /**
@@ -41,7 +42,7 @@ export function componentUses(doc: OpenApiDocument): ComponentUse[] {
   };
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     const at = `#/paths/${escape(path)}`;
-    for (const method of METHODS.filter((m) => item[m])) {
+    for (const method of METHODS.filter((m) => item[m] !== undefined)) {
       const where = `${method.toUpperCase()} ${path}`;
       walk(item.parameters, `${at}/parameters`, where, new Set());
       walk(item[method], `${at}/${method}`, where, new Set());
