@@ -16,6 +16,7 @@ const handlers: Record<string, AnyHandler> = {
     covers.set(path.isbn as string, body as Buffer);
     return { status: 204 };
   },
+  addNote: ({ body }) => ({ status: 201, body: `kept: ${String(body)}` }),
   uploadScan: ({ body }) => {
     const { page, file } = body as { page: number; file: UploadedFile };
     return { status: 201, body: { page, bytes: file.data.length, filename: file.filename ?? '' } };
@@ -112,6 +113,17 @@ describe('a 3.0 contract with apiKey, OAuth 2 scopes and an error body of its ow
     const refused = await library.fetch('/library/scans', { method: 'POST', headers: { 'X-Library-Key': 'k-1' }, body: noFile });
     expect(refused.status).toBe(400);
     expect(((await refused.json()) as { error: { fields: string[] } }).error.fields.sort()).toEqual(['body.file', 'body.page']);
+  });
+
+  it('reads a text body as text, checked against its schema, and answers text', async () => {
+    const note = (body: string, type = 'text/plain') =>
+      library.fetch('/library/notes', { method: 'POST', headers: { 'X-Library-Key': 'k-1', 'Content-Type': type }, body });
+    const kept = await note('return by Friday');
+    expect(kept.status).toBe(201);
+    expect(kept.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(await kept.text()).toBe('kept: return by Friday');
+    expect((await note('far longer than twenty characters')).status).toBe(400);
+    expect((await note('x', 'text/plain; charset=iso-8859-1')).status).toBe(415);
   });
 
   it('does not route callbacks', async () => {
