@@ -47,8 +47,10 @@ export default defineConfig({
       exclude: [
         // Generated types: no code of ours to run.
         'packages/client/src/generated/**',
-        // Process entries, run only as processes of their own (the system tests start them).
+        // Process entries, run only as processes of their own (the system tests start them): the
+        // service, and contract-kit's command line (packages/contract-kit/test/*.system.test.ts).
         'src/service/main.ts',
+        'packages/contract-kit/src/cli/**',
         'src/service/runtime-check.ts',
         'src/service/keys/cli.ts',
         // Redocly loads our lint rules in its own process (npm run lint, test/spec/lint.system.test.ts).
