@@ -8,6 +8,7 @@ import { PostgresStore } from '../../src/service/store/postgres/postgres-store.j
 import { SqliteStore } from '../../src/service/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/service/store/store.js';
 import { dropTestSchemas, newSchemaName, postgresEnabled, TEST_DATABASE_URL } from '../support/services.js';
+import { ADDED, withAddedOperation } from '../support/added-operation.js';
 import { startTestServer } from '../support/test-server.js';
 
 afterAll(() => dropTestSchemas());
@@ -281,6 +282,51 @@ describe.each(engines)('POST /v1/pets with Idempotency-Key (%s)', (engine) => {
       expect(statuses.filter((s) => s === 201).length).toBeGreaterThanOrEqual(1);
       expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
       expect(await count()).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe.each(engines)('Idempotency-Key on an operation other than createPet (%s)', (engine) => {
+  // An operation the contract gains that declares the header, whose handler writes nothing of the
+  // key: its answer is recorded under the key before it is sent, and a retry gets it again.
+  it('answers a retry with the recorded answer without calling the handler again, and refuses another body', async () => {
+    const contract = withAddedOperation();
+    const added = contract.paths[ADDED.path] as Record<string, Record<string, unknown>>;
+    const removal = added[ADDED.method]!;
+    removal.parameters = [...(removal.parameters as unknown[]), { $ref: '#/components/parameters/IdempotencyKey' }];
+    removal.responses = {
+      ...(removal.responses as object),
+      '409': { $ref: '#/components/responses/IdempotencyKeyInUse' },
+      '422': { $ref: '#/components/responses/IdempotencyKeyReused' },
+    };
+    let calls = 0;
+    const logLines: string[] = [];
+    const server = await startTestServer({
+      engine,
+      logLines,
+      spec: contract,
+      handlers: { ...handlers, [ADDED.operationId]: () => (calls++, { status: 204 }) } as typeof handlers,
+    });
+    try {
+      const key = await server.newKey('business');
+      const remove = (petId: number, idempotencyKey: string) =>
+        fetch(`${server.origin}/v1${ADDED.path.replace('{petId}', String(petId))}`, {
+          method: ADDED.method.toUpperCase(),
+          headers: { Authorization: `Bearer ${key}`, 'Idempotency-Key': idempotencyKey },
+        });
+      const first = await remove(7, 'removal-1');
+      expect(first.status).toBe(204);
+      expect(first.headers.get('idempotent-replayed')).toBeNull();
+      const retry = await remove(7, 'removal-1');
+      expect(retry.status, logLines.filter((l) => l.includes('"level":50')).join('\n')).toBe(204);
+      expect(await retry.text()).toBe('');
+      expect(retry.headers.get('idempotent-replayed')).toBe('true');
+      expect(calls).toBe(1);
+      // The same key on another animal is another request.
+      expect((await remove(8, 'removal-1')).status).toBe(422);
+      expect(calls).toBe(1);
     } finally {
       await server.close();
     }

@@ -76,7 +76,9 @@ export function idempotency(
         case 'replay':
           metrics.idempotentReplay();
           res.set('Idempotent-Replayed', 'true');
-          res.status(claim.status).json(claim.body);
+          // An answer without content (a 204) was recorded as null: it is replayed without one.
+          if (claim.body === null) res.status(claim.status).end();
+          else res.status(claim.status).json(claim.body);
           return;
         case 'in_flight':
           throw new IdempotencyKeyInUseError(Math.ceil((claim.lockedUntil.getTime() - now) / 1000));
