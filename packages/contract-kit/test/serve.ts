@@ -8,24 +8,39 @@ import { closeUnreadBody, contractServer, loadContract, type ContractServerOptio
 /** A fixture contract's path. */
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 
+type ServeOptions = Omit<ContractServerOptions, 'contract'> & { bodyLimitBytes?: number };
+
 /** An app serving a fixture contract with the kit, on a free loopback port, as the kit's README shows. */
-export async function serve(name: string, options: Omit<ContractServerOptions, 'contract'> & { bodyLimitBytes?: number }) {
-  const contract = await loadContract(fixture(name));
+export async function serve(name: string, options: ServeOptions) {
+  const served = await serveContracts([[name, options]]);
+  return { ...served, kit: served.kits[0]! };
+}
+
+/**
+ * An app serving several fixture contracts, as the kit's README shows: every router, then the
+ * last contract's notFound and errorHandler.
+ */
+export async function serveContracts(contracts: readonly (readonly [name: string, options: ServeOptions])[]) {
   const warnings: string[] = [];
   const errors: unknown[] = [];
-  const kit = contractServer({
-    contract,
-    label: name,
-    onWarning: (message) => warnings.push(message),
-    onError: (error, problem) => {
-      if (problem.status === 500) errors.push(error);
-    },
-    ...options,
-  });
+  const kits = await Promise.all(
+    contracts.map(async ([name, options]) =>
+      contractServer({
+        contract: await loadContract(fixture(name)),
+        label: name,
+        onWarning: (message) => warnings.push(message),
+        onError: (error, problem) => {
+          if (problem.status === 500) errors.push(error);
+        },
+        ...options,
+      }),
+    ),
+  );
   const app = express();
-  app.use(kit.router);
-  app.use(kit.errorHandler);
-  const limit = options.bodyLimitBytes ?? 1024 * 1024;
+  for (const kit of kits) app.use(kit.router);
+  app.use(kits.at(-1)!.notFound);
+  app.use(kits.at(-1)!.errorHandler);
+  const limit = Math.max(...contracts.map(([, options]) => options.bodyLimitBytes ?? 1024 * 1024));
   const server: Server = createServer(app);
   server.on('request', (req, res) => closeUnreadBody(req, res, limit));
   server.listen(0, '127.0.0.1');
@@ -33,7 +48,7 @@ export async function serve(name: string, options: Omit<ContractServerOptions, '
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     origin,
-    kit,
+    kits,
     warnings,
     /** Errors answered with a 500, for a test to show. */
     errors,

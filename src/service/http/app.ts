@@ -94,6 +94,7 @@ export function createApp(deps: AppDependencies): Express {
   app.get('/readyz', healthLimit, readyz(deps.store, deps.stopping));
   app.use(contractDocuments(doc, specText, limitPublic(publicLimiter, 'documents', publicLimits.documents), deps.docsPath));
   app.use(kit.router);
+  app.use(kit.notFound);
   app.use(kit.errorHandler);
   return app;
 }

@@ -123,6 +123,7 @@ export async function createApp() {
   const app = express();
   app.disable('x-powered-by');
   app.use(kit.router);
+  app.use(kit.notFound);
   app.use(kit.errorHandler);
   return app;
 }

@@ -66,9 +66,19 @@ export interface ContractServerOptions<Context extends object = object> {
 
 /** An Express app's parts that serve a contract. */
 export interface ContractServer {
-  /** Routes every request under the base paths to its operation's steps; a path or method the contract lacks gets 404 or 405. Mount it last but errorHandler. */
+  /**
+   * Routes every request under the base paths to its operation's steps; under them, a path or
+   * method the contract lacks gets 404 or 405. A request outside them goes on, to another
+   * contract's router or the application's routes.
+   */
   router: RequestHandler;
-  /** Answers any error with the contract's error body (mount it after everything else). */
+  /** Answers 404 (after the `unmatched` steps) to whatever reaches it: mount it after every router. */
+  notFound: RequestHandler;
+  /**
+   * Answers any error with the contract's error body (mount it after everything else). With
+   * several contracts, mount one: a request another contract's router took is answered as that
+   * contract says.
+   */
   errorHandler: ErrorRequestHandler;
   operations: Operation[];
   basePaths: string[];
@@ -77,6 +87,9 @@ export interface ContractServer {
 /** Why a request was not routed, for the `unmatched` steps: a path the contract lacks, or a method its path lacks. */
 export type Unmatched = { refusal: 'not_found' } | { refusal: 'method_not_allowed'; allow: string[] };
 const UNMATCHED = Symbol('contract-kit unmatched');
+// The errorHandler of the contract that took a request: its errors are answered as that contract says, whichever errorHandler is mounted.
+const OWNER = Symbol('contract-kit owner');
+type Owned = Request & { [OWNER]?: ErrorRequestHandler };
 export const unmatchedOf = (req: Request): Unmatched | undefined => (req as Request & { [UNMATCHED]?: Unmatched })[UNMATCHED];
 
 interface Route {
@@ -190,37 +203,49 @@ export function contractServer<Context extends object = object>(options: Contrac
     return { route: found.store as Route, params: found.params as Record<string, string | undefined> };
   };
 
+  const within = (path: string) => basePaths.some((base) => base === '' || path === base || path.startsWith(`${base}/`));
+
+  // The unmatched steps, then 404 or 405.
+  const refuse = (refusal: Unmatched, req: Request, res: Parameters<RequestHandler>[1], next: (error?: unknown) => void) => {
+    (req as Owned)[OWNER] = errorHandler;
+    if (!decodes(req.path)) return next(invalidRequest([{ field: 'path', message: 'is not valid percent-encoding' }]));
+    (req as Request & { [UNMATCHED]?: Unmatched })[UNMATCHED] = refusal;
+    unmatched(req, res, (error?: unknown) => {
+      if (error !== undefined) return next(error);
+      next(
+        refusal.refusal === 'not_found'
+          ? new HttpProblem<KitProblemCode>(404, 'not_found', `Nothing is at ${req.path}.`)
+          : new HttpProblem<KitProblemCode>(405, 'method_not_allowed', `${req.path} does not take ${req.method}.`, [], {
+              Allow: refusal.allow.join(', '),
+            }),
+      );
+    });
+  };
+
   const contractRouter: RequestHandler = (req, res, next) => {
     const found = find(req.method, req.path);
-    if (!found && !decodes(req.path)) {
-      return next(invalidRequest([{ field: 'path', message: 'is not valid percent-encoding' }]));
-    }
     if (!found) {
+      // Outside the base paths: another contract's, or the application's.
+      if (!within(req.path)) return next();
       const allow = methods.filter((m) => find(m, req.path));
       if (allow.includes('GET') && !allow.includes('HEAD')) allow.push('HEAD');
-      const refusal: Unmatched = allow.length > 0 ? { refusal: 'method_not_allowed', allow: allow.sort() } : { refusal: 'not_found' };
-      (req as Request & { [UNMATCHED]?: Unmatched })[UNMATCHED] = refusal;
-      return unmatched(req, res, (error?: unknown) => {
-        if (error !== undefined) return next(error);
-        next(
-          refusal.refusal === 'not_found'
-            ? new HttpProblem<KitProblemCode>(404, 'not_found', `Nothing is at ${req.path}.`)
-            : new HttpProblem<KitProblemCode>(405, 'method_not_allowed', `${req.path} does not take ${req.method}.`, [], {
-                Allow: refusal.allow.join(', '),
-              }),
-        );
-      });
+      return refuse(allow.length > 0 ? { refusal: 'method_not_allowed', allow: allow.sort() } : { refusal: 'not_found' }, req, res, next);
     }
     const { route, params } = found;
     const state = new RequestState(route.op, route.basePath);
     route.names.forEach((name, i) => (state.params[name] = params[`p${i}`] ?? ''));
     setState(req, state);
+    (req as Owned)[OWNER] = errorHandler;
     route.run(req, res, next);
   };
+
+  const notFound: RequestHandler = (req, res, next) => refuse({ refusal: 'not_found' }, req, res, next);
 
   const format = options.errors ?? problemDetails;
   const errorHandler: ErrorRequestHandler = (error, req, res, next) => {
     if (res.headersSent) return next(error);
+    const owner = (req as Owned)[OWNER];
+    if (owner !== undefined && owner !== errorHandler) return owner(error, req, res, next);
     const op = stateOf(req)?.operation;
     const problem =
       (error instanceof HttpProblem ? (error as HttpProblem) : undefined) ??
@@ -238,5 +263,5 @@ export function contractServer<Context extends object = object>(options: Contrac
     res.send(typeof body === 'string' ? body : JSON.stringify(body));
   };
 
-  return { router: contractRouter, errorHandler, operations, basePaths };
+  return { router: contractRouter, notFound, errorHandler, operations, basePaths };
 }

@@ -18,6 +18,7 @@ const kit = contractServer({
 });
 
 const app = express();
-app.use(kit.router); // routes the contract's paths under each server's path; 404 and 405 for the rest
+app.use(kit.router); // routes the contract's paths under each server's path; 404 and 405 for the rest of them
+app.use(kit.notFound); // 404 for any other path
 app.use(kit.errorHandler); // every refusal and failure in the contract's error shape
 app.listen(Number(process.env.PORT ?? 3000));
