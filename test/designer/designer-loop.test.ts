@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RESPONSE_HEADERS } from '../support/added-operation.js';
@@ -219,7 +219,8 @@ const PET_NOT_FOUND = {
 };
 
 /** The files `npm run generate` writes for the new operation. */
-const GENERATED = ['generated/handlers.ts', 'generated/openapi.ts', 'packages/client/src/generated/openapi.ts'];
+/** What an added operation changes in npm run generate's output: every file of generated/, and the client's types. */
+const GENERATED = [...readdirSync(join(ROOT, 'generated')).map((file) => `generated/${file}`), 'packages/client/src/generated/openapi.ts'];
 
 /** The handler the designer then writes: it deletes through the store. */
 const DELETE_PET_HANDLER = `import { NotFoundError } from '../errors/not-found-error.js';

@@ -1,5 +1,6 @@
 import type { ExpressionBuilder, Kysely } from 'kysely';
-import type { ClaimTiming, HeldClaim } from './records.js';
+import { randomUUID } from 'node:crypto';
+import type { ClaimTiming, HeldClaim, IdempotencyClaim, IdempotencyScope } from './records.js';
 import type { Tables } from './tables.js';
 
 /**
@@ -27,4 +28,64 @@ export async function complete(db: Kysely<Tables>, claim: HeldClaim, status: num
     .where(heldBy(claim))
     .executeTakeFirst();
   return done.numUpdatedRows === 1n;
+}
+
+/** The claim statement of SqlStore.claimIdempotencyKey, on `db`. */
+export async function claim(
+  db: Kysely<Tables>,
+  scope: IdempotencyScope,
+  fingerprint: string,
+  timing: ClaimTiming,
+): Promise<IdempotencyClaim> {
+  const now = timing.now.getTime();
+  const token = randomUUID();
+  const claimed = await db
+    .insertInto('idempotency_keys')
+    .values({
+      api_key_id: scope.apiKeyId,
+      idempotency_key: scope.key,
+      fingerprint,
+      state: 'in_flight',
+      created_at: now,
+      locked_at: now,
+      claim_token: token,
+    })
+    .onConflict((conflict) =>
+      conflict
+        .columns(['api_key_id', 'idempotency_key'])
+        .doUpdateSet({
+          fingerprint,
+          state: 'in_flight',
+          response_status: null,
+          response_body: null,
+          created_at: now,
+          locked_at: now,
+          claim_token: token,
+        })
+        .where((eb) =>
+          eb.or([
+            eb('idempotency_keys.created_at', '<=', now - timing.retentionMs),
+            eb.and([eb('idempotency_keys.state', '=', 'in_flight'), eb('idempotency_keys.locked_at', '<=', now - timing.lockMs)]),
+          ]),
+        ),
+    )
+    .returning('state')
+    .executeTakeFirst();
+  if (claimed) return { outcome: 'claimed', held: { apiKeyId: scope.apiKeyId, key: scope.key, token } };
+  const row = await db
+    .selectFrom('idempotency_keys')
+    .select(['fingerprint', 'state', 'response_status', 'response_body', 'created_at', 'locked_at'])
+    .where('api_key_id', '=', scope.apiKeyId)
+    .where('idempotency_key', '=', scope.key)
+    .executeTakeFirst();
+  // Released, expired or lapsed between the two statements: claim again.
+  if (!row || row.created_at <= now - timing.retentionMs || (row.state === 'in_flight' && row.locked_at <= now - timing.lockMs))
+    return claim(db, scope, fingerprint, timing);
+  if (row.state === 'in_flight') return { outcome: 'in_flight', lockedUntil: new Date(row.locked_at + timing.lockMs) };
+  if (row.fingerprint !== fingerprint) return { outcome: 'mismatch' };
+  return {
+    outcome: 'replay',
+    status: row.response_status ?? 201,
+    body: row.response_body === null ? null : JSON.parse(row.response_body),
+  };
 }

@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { ClaimLostError } from './claim-lost-error.js';
-import { complete, heldBy } from './idempotency.js';
+import { claim, complete, heldBy } from './idempotency.js';
 import { otherFieldsOf, PET_SELECT, petFromRow } from './pet-record.js';
 import type { ReadCaches } from './read-cache.js';
 import type {
@@ -148,58 +147,8 @@ export class SqlStore {
    * renewed within the lock time: its instance died or stalled); otherwise the record found says
    * why the key cannot be claimed.
    */
-  async claimIdempotencyKey(scope: IdempotencyScope, fingerprint: string, timing: ClaimTiming): Promise<IdempotencyClaim> {
-    const now = timing.now.getTime();
-    const token = randomUUID();
-    const claimed = await this.db
-      .insertInto('idempotency_keys')
-      .values({
-        api_key_id: scope.apiKeyId,
-        idempotency_key: scope.key,
-        fingerprint,
-        state: 'in_flight',
-        created_at: now,
-        locked_at: now,
-        claim_token: token,
-      })
-      .onConflict((conflict) =>
-        conflict
-          .columns(['api_key_id', 'idempotency_key'])
-          .doUpdateSet({
-            fingerprint,
-            state: 'in_flight',
-            response_status: null,
-            response_body: null,
-            created_at: now,
-            locked_at: now,
-            claim_token: token,
-          })
-          .where((eb) =>
-            eb.or([
-              eb('idempotency_keys.created_at', '<=', now - timing.retentionMs),
-              eb.and([eb('idempotency_keys.state', '=', 'in_flight'), eb('idempotency_keys.locked_at', '<=', now - timing.lockMs)]),
-            ]),
-          ),
-      )
-      .returning('state')
-      .executeTakeFirst();
-    if (claimed) return { outcome: 'claimed', held: { apiKeyId: scope.apiKeyId, key: scope.key, token } };
-    const row = await this.db
-      .selectFrom('idempotency_keys')
-      .select(['fingerprint', 'state', 'response_status', 'response_body', 'created_at', 'locked_at'])
-      .where('api_key_id', '=', scope.apiKeyId)
-      .where('idempotency_key', '=', scope.key)
-      .executeTakeFirst();
-    // Released, expired or lapsed between the two statements: claim again.
-    if (!row || row.created_at <= now - timing.retentionMs || (row.state === 'in_flight' && row.locked_at <= now - timing.lockMs))
-      return this.claimIdempotencyKey(scope, fingerprint, timing);
-    if (row.state === 'in_flight') return { outcome: 'in_flight', lockedUntil: new Date(row.locked_at + timing.lockMs) };
-    if (row.fingerprint !== fingerprint) return { outcome: 'mismatch' };
-    return {
-      outcome: 'replay',
-      status: row.response_status ?? 201,
-      body: row.response_body === null ? null : JSON.parse(row.response_body),
-    };
+  claimIdempotencyKey(scope: IdempotencyScope, fingerprint: string, timing: ClaimTiming): Promise<IdempotencyClaim> {
+    return claim(this.db, scope, fingerprint, timing);
   }
 
   /**
