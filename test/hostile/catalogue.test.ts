@@ -190,9 +190,9 @@ const AUTHORIZATION: Row[] = [
 const DECIMAL = /^must be an integer written in decimal digits$/;
 const LIMIT: Row[] = (
   [
-    ['0', /^must be >= 1$/],
-    ['101', /^must be <= 100$/],
-    ['-1', /^must be >= 1$/],
+    ['0', /^must be at least 1$/],
+    ['101', /^must be at most 100$/],
+    ['-1', /^must be at least 1$/],
     ['abc', DECIMAL],
     ['0x14', DECIMAL],
     ['1e1', DECIMAL],

@@ -199,6 +199,8 @@ describe('the mock refuses invalid requests as the server does, in its words', (
     ['/pets', { method: 'POST', headers: json, body: '{"name":"Rex","categoryId":9007199254740993}' }],
     ['/pets', { method: 'POST', headers: json, body: '{"name":"Rex","categoryId":3,"categoryId":4}' }],
     ['/pets', { method: 'POST', headers: json, body: '{"name":5,"categoryId":"x","status":"lost"}' }],
+    ['/pets', { method: 'POST', headers: json, body: '{"name":"","categoryId":3}' }],
+    ['/pets', { method: 'POST', headers: json, body: '{"name":"Re\\u0007x","categoryId":3}' }],
     ['/pets', { method: 'POST', headers: json, body: '[]' }],
     ['/pets', { method: 'POST', headers: json, body: '{' }],
     ['/pets', { method: 'POST', headers: { ...json, 'Idempotency-Key': 'a b' }, body: '{"name":"Rex","categoryId":3}' }],

@@ -89,6 +89,32 @@ describe('security from the contract: HTTP Basic or bearer, public operations', 
   });
 });
 
+describe('what a 400 says of each field', () => {
+  it("says it in words, never quoting a pattern: the schema's example shows the form", async () => {
+    const pattern = await rail.fetch('/mock/stations?country=a1');
+    expect(await pattern.json()).toMatchObject({
+      errors: [{ parameter: 'query.country', detail: 'is not in the form this takes (for example "DE")' }],
+    });
+    const length = await rail.fetch('/mock/stations?country=abc');
+    expect((await length.json()) as unknown).toMatchObject({
+      errors: [{ parameter: 'query.country', detail: 'must be at most 2 characters' }],
+    });
+    const range = await rail.fetch('/mock/stations?limit=51');
+    expect(await range.json()).toMatchObject({ errors: [{ parameter: 'query.limit', detail: 'must be at most 50' }] });
+    const body = await rail.fetch('/mock/bookings', {
+      method: 'POST',
+      headers: { Authorization: 'Bearer good', 'Content-Type': 'application/json' },
+      body: '{"station":"3","seats":0,"extra":1}',
+    });
+    const { errors } = (await body.json()) as { errors: { pointer: string; detail: string }[] };
+    expect(errors.sort((a, b) => a.pointer.localeCompare(b.pointer))).toEqual([
+      { pointer: '/extra', detail: 'is not a field this takes' },
+      { pointer: '/seats', detail: 'must be at least 1' },
+      { pointer: '/station', detail: 'must be an integer' },
+    ]);
+  });
+});
+
 describe('request bodies by media type', () => {
   const post = (contentType: string, body: string) =>
     rail.fetch('/mock/bookings', { method: 'POST', headers: { Authorization: 'Bearer good', 'Content-Type': contentType }, body });

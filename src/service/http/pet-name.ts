@@ -21,7 +21,7 @@ function canonicalName(name: string): string {
   for (const _ of nfc) {
     if (++codePoints > PET_NAME_MAX_LENGTH) {
       throw new InvalidRequestError([
-        { field: 'body.name', message: `must NOT have more than ${PET_NAME_MAX_LENGTH} characters in Unicode Normalization Form C` },
+        { field: 'body.name', message: `must be at most ${PET_NAME_MAX_LENGTH} characters in Unicode Normalization Form C` },
       ]);
     }
   }

@@ -1,3 +1,4 @@
+import { listOperations as kitOperations, type OpenApiDocument, type Operation } from 'contract-kit';
 import { PathMatcher } from '../../contract/contract-paths.js';
 import { operationInputs, type OperationInputs } from '../../contract/response-examples.js';
 import { loadSpec, resolveRef } from '../../contract/load-spec.js';
@@ -6,6 +7,8 @@ import { basePathOf, deprecationHeaders, listOperations, type OperationInfo } fr
 /** What the mock knows of one operation of the contract, worked out once. */
 export interface MockOperation {
   info: OperationInfo;
+  /** The operation as contract-kit reads it, as the server does (its wording of a refused field). */
+  kit: Operation;
   /** Its responses by status, resolved. */
   responses: Record<string, Record<string, unknown>>;
   inputs: OperationInputs;
@@ -17,6 +20,7 @@ export interface MockOperation {
 export interface MockContract {
   /** The contract's `info.title`. */
   title: string;
+  doc: OpenApiDocument;
   /** The version segment every path is under (`/v1`). */
   basePath: string;
   /** Resolves a `$ref` of the contract. */
@@ -41,6 +45,7 @@ export function readMockContract(specPath: string): MockContract {
     return String(example);
   };
   const operationList = listOperations(doc);
+  const kit = new Map(kitOperations(doc).map((op) => [`${op.method} ${op.path}`, op]));
   const operations = new Map<OperationInfo, MockOperation>();
   const parameterNames = new Map<string, string>();
   for (const info of operationList) {
@@ -52,6 +57,7 @@ export function readMockContract(specPath: string): MockContract {
     for (const p of inputs.parameters) parameterNames.set(p.name.toLowerCase(), p.name);
     operations.set(info, {
       info,
+      kit: kit.get(`${info.method} ${info.path}`)!,
       responses,
       inputs,
       deprecation: deprecationHeaders(info, basePath),
@@ -59,6 +65,7 @@ export function readMockContract(specPath: string): MockContract {
   }
   return {
     title: doc.info.title,
+    doc,
     basePath,
     resolve,
     commonHeaders: {

@@ -1,5 +1,5 @@
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import { parseStrictJson, type ProblemDetail } from 'contract-kit';
+import { parseStrictJson, readableMessage, type ProblemDetail } from 'contract-kit';
 import { BODY_LIMITS } from '../../contract/body-limits.js';
 import { parameterProblems } from '../../contract/strict-parameters.js';
 import { dressHeaders, preferFitting, preferParts, type ResponseHeaders } from './mock-answers.js';
@@ -153,8 +153,12 @@ export class MockProxy {
     dressHeaders(this.contract, headers, op, status, raw);
     const contentType = headers['content-type'];
     let translated =
-      prismViolationsToError(status, headers['sl-violations'], this.contract.parameterNames) ??
-      problemToError(status, typeof contentType === 'string' ? contentType : undefined, raw);
+      prismViolationsToError(
+        status,
+        headers['sl-violations'],
+        this.contract.parameterNames,
+        op && ((field, keyword, message) => readableMessage(this.contract.doc, op.kit, field, { keyword, message })),
+      ) ?? problemToError(status, typeof contentType === 'string' ? contentType : undefined, raw);
     // The server's validator refuses a query parameter the operation does not declare
     // before it checks anything else (in express-openapi-validator's words); Prism ignores it.
     if (unknownQuery.length > 0 && (status < 300 || translated?.code === 'invalid_request')) {

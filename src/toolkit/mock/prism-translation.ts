@@ -44,13 +44,15 @@ function fieldOf(violation: PrismViolation, names: ReadonlyMap<string, string>):
   return location.join('.') || 'request';
 }
 
+/** How the server words what is wrong with a field: from the field, the failed keyword and the validator's message. */
+export type Wording = (field: string, keyword: string | undefined, message: string) => string;
+
 /**
- * What is wrong with the field, in the server's words (the validator's, without the field):
- * Prism's "Request query parameter limit must be <= 100" is the server's "must be <= 100", and
- * "Request body must NOT have additional properties; found 'id'" (a detail naming body.id) is
- * "must NOT have additional properties".
+ * Prism's message without the field it names first: "Request query parameter limit must be <=
+ * 100" is "must be <= 100", and "Request body must NOT have additional properties; found 'id'" (a
+ * detail naming body.id) is "must NOT have additional properties".
  */
-function serverWording(message: string): string {
+function withoutField(message: string): string {
   return message
     .replace(/^Request (?:query|path|header|cookie) parameter \S+ /, '')
     .replace(/^Request body (?:property \S+ )?/, '')
@@ -72,13 +74,14 @@ export function withoutHeaderViolation(header: string, name: string): string | n
 /**
  * Turns Prism's answer to an invalid request (its `sl-violations` header, on the 422 or 400 it
  * picks) into the `400 invalid_request` Error body the real server sends, with one detail per
- * field. Returns null for anything else, including security failures, which Prism already
+ * field, each worded by `wording` (the server's: contract-kit's readableMessage). Returns null for anything else, including security failures, which Prism already
  * answers with the contract's 401.
  */
 export function prismViolationsToError(
   status: number,
   header: string | string[] | undefined,
   names: ReadonlyMap<string, string> = new Map(),
+  wording: Wording = (_field, _keyword, message) => message,
 ): ErrorBody | null {
   if ((status !== 400 && status !== 422) || typeof header !== 'string') return null;
   let violations: PrismViolation[];
@@ -89,11 +92,18 @@ export function prismViolationsToError(
   }
   const request = violations.filter((v) => v.location?.[0] === 'request' && v.severity === 'Error');
   if (request.length === 0 || request.some((v) => v.code === 401)) return null;
+  // As the server: a field of the wrong length is told so, and the pattern it also fails says no more.
+  const wrongLength = new Set(request.filter((v) => v.code === 'minLength' || v.code === 'maxLength').map((v) => fieldOf(v, names)));
   return {
     code: 'invalid_request',
     message: 'The request is invalid; see details.',
     status: 400,
-    details: request.map((v) => ({ field: fieldOf(v, names), message: serverWording(v.message ?? 'is invalid') })),
+    details: request
+      .filter((v) => !(v.code === 'pattern' && wrongLength.has(fieldOf(v, names))))
+      .map((v) => {
+        const field = fieldOf(v, names);
+        return { field, message: wording(field, typeof v.code === 'string' ? v.code : undefined, withoutField(v.message ?? 'is invalid')) };
+      }),
   };
 }
 

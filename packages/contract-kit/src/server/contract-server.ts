@@ -249,7 +249,7 @@ export function contractServer<Context extends object = object>(options: Contrac
     const op = stateOf(req)?.operation;
     const problem =
       (error instanceof HttpProblem ? (error as HttpProblem) : undefined) ??
-      (op && isValidatorError(error) ? problemOfValidatorError(error, op, req) : undefined) ??
+      (op && isValidatorError(error) ? problemOfValidatorError(error, doc, op, req) : undefined) ??
       options.problemOf?.(error) ??
       new HttpProblem<KitProblemCode>(500, 'internal_error', 'An internal error occurred.', [], {}, { cause: error });
     options.onError?.(error, problem, req);

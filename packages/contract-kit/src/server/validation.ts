@@ -6,6 +6,7 @@ import { isLengthGuardError, lengthBeforePattern } from './length-before-pattern
 import { fixSchemas, validatorParameter } from './schema-fixes.js';
 import { essenceOf, kindOf, type BodyKind } from './media-types.js';
 import { HttpProblem, invalidRequest, type KitProblemCode, type ProblemDetail } from './problems.js';
+import { readableMessage } from './readable-messages.js';
 
 /** Every `#/...` a node refers to, and what those refer to in turn. */
 function referencedPointers(doc: OpenApiDocument, node: unknown, found = new Set<string>()): Set<string> {
@@ -197,6 +198,11 @@ function fieldOf(path: string, names: readonly string[], rawLast: boolean): stri
   return location ? [location, ...rest].join('.') : ['body', where, ...rest].join('.');
 }
 
+const LENGTH_ERRORS = new Set(['minLength.openapi.validation', 'maxLength.openapi.validation']);
+
+/** `maxLength.openapi.validation` → `maxLength`: the JSON Schema keyword of a validator error. */
+const keywordOf = (errorCode: string | undefined) => errorCode?.replace(/\.openapi\.validation$/, '');
+
 /** Fields a 400 names at most. */
 const MAX_DETAILS = 10;
 
@@ -205,14 +211,22 @@ const MAX_DETAILS = 10;
  * (the contract's names), 413, 415; undefined for anything else (a response that broke the
  * contract, a schema the validator could not compile: the application's failure, a 500).
  */
-export function problemOfValidatorError(error: ValidatorError, op: Operation, req: Request): HttpProblem | undefined {
+export function problemOfValidatorError(error: ValidatorError, doc: OpenApiDocument, op: Operation, req: Request): HttpProblem | undefined {
   const names = pathParameterNames(op);
   switch (error.status) {
     case 400: {
-      const details: ProblemDetail[] = (error.errors ?? [])
+      const found = (error.errors ?? [])
         .filter((e) => !isLengthGuardError(e))
+        .map((e) => ({ ...e, field: fieldOf(e.path, names, RAW_NAME_ERRORS.has(e.errorCode ?? '')) }));
+      // A field of the wrong length is told so; the pattern it also fails says no more.
+      const wrongLength = new Set(found.filter((e) => LENGTH_ERRORS.has(e.errorCode ?? '')).map((e) => e.field));
+      const details: ProblemDetail[] = found
+        .filter((e) => !(e.errorCode === 'pattern.openapi.validation' && wrongLength.has(e.field)))
         .slice(0, MAX_DETAILS)
-        .map((e) => ({ field: fieldOf(e.path, names, RAW_NAME_ERRORS.has(e.errorCode ?? '')), message: e.message }));
+        .map((e) => ({
+          field: e.field,
+          message: readableMessage(doc, op, e.field, { keyword: keywordOf(e.errorCode), message: e.message }, req.get('content-type')),
+        }));
       return invalidRequest(details.length > 0 ? details : [{ field: 'request', message: error.message }]);
     }
     case 404:
