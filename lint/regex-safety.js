@@ -14,12 +14,21 @@ import { checkSync } from 'recheck';
  * complexity it found and, when it found one, an attack string as a JavaScript expression.
  */
 export function checkRegex(source, flags = 'u') {
-  const result = checkSync(source, flags, { timeout: 30_000 });
+  // The same verdict however busy the machine: the fuzzer's seed is fixed (recheck's default), and
+  // its limits are in steps of recheck's VM only (attackLimit, incubationLimit, seedingLimit),
+  // none in wall-clock time, which a loaded machine stretches until a linear pattern looks slow.
+  const result = checkSync(source, flags, {
+    attackTimeout: null,
+    incubationTimeout: null,
+    seedingTimeout: null,
+    recallTimeout: -1,
+    timeout: null,
+  });
   if (result.status === 'safe') return { safe: true, complexity: result.complexity.summary };
   if (result.status === 'vulnerable') {
     return { safe: false, complexity: result.complexity.summary, attack: result.attack.pattern };
   }
-  // 'unknown': recheck could not decide (timeout, or a feature it cannot analyse). Not proved
+  // 'unknown': recheck could not decide (a feature it cannot analyse). Not proved
   // linear, so not accepted.
   return { safe: false, complexity: `not decided (${result.error?.kind ?? 'unknown'})` };
 }

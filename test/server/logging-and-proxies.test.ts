@@ -19,7 +19,8 @@ describe('request logs', () => {
     // Malformed traceparents (an all-zero trace id; version 00 with a fifth field) are not logged.
     await fetch(`${server.baseUrl}/pets`, {
       headers: {
-        Authorization: `Bearer ${key.slice(0, -1)}x`,
+        // Another key: its last character changed (to x, or to y if it was x).
+        Authorization: `Bearer ${key.slice(0, -1)}${key.endsWith('x') ? 'y' : 'x'}`,
         'X-Request-Id': 'req-2',
         traceparent: `00-${'0'.repeat(32)}-00f067aa0ba902b7-01`,
       },

@@ -44,11 +44,37 @@ describe('contract-kit generate', () => {
     expect(existsSync(join(dir, 'src', 'handlers', 'book.ts'))).toBe(true);
   });
 
+  it('names a handler file whose operation the contract no longer has, and leaves it', async () => {
+    await run(['generate'], dir);
+    writeFileSync(
+      join(dir, 'openapi.yaml'),
+      readFileSync(join(dir, 'openapi.yaml'), 'utf8').replace('operationId: get-stations', 'operationId: listStations'),
+    );
+    const again = await run(['generate'], dir);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(
+      'src/handlers/getStations.ts is the handler of no operation of openapi.yaml: delete it, or rename it after one',
+    );
+    expect(existsSync(join(dir, 'src', 'handlers', 'getStations.ts'))).toBe(true);
+  });
+
   it('names the place of a contract it cannot read', async () => {
     writeFileSync(join(dir, 'openapi.yaml'), 'swagger: "2.0"\ninfo: { title: x, version: "1" }\npaths: {}\n');
     const failed = await run(['generate'], dir);
     expect(failed.code).toBe(1);
     expect(failed.stderr).toBe('contract-kit generate: openapi.yaml: is Swagger "2.0"; convert it to OpenAPI 3.0 or 3.1 first\n');
+  });
+
+  it('refuses, writing nothing, a contract the server would refuse at start', async () => {
+    writeFileSync(
+      join(dir, 'openapi.yaml'),
+      "openapi: 3.1.0\ninfo: { title: x, version: '1' }\npaths:\n  /items?beta=true:\n    get: { operationId: listItemsBeta, responses: { '204': { description: ok } } }\n",
+    );
+    const failed = await run(['generate'], dir);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/^contract-kit generate: openapi\.yaml#\/paths\/~1items\?beta=true/);
+    expect(existsSync(join(dir, 'generated'))).toBe(false);
+    expect(existsSync(join(dir, 'src'))).toBe(false);
   });
 
   it('answers --help, and an unknown option with its usage', async () => {

@@ -7,7 +7,10 @@ let library: Served;
 const covers = new Map<string, Buffer>();
 
 const handlers: Record<string, AnyHandler> = {
-  listBooks: () => ({ status: 200, body: [{ title: 'Dune', copies: 2 }] }),
+  listBooks: (_, { caller }) => ({
+    status: 200,
+    body: [{ title: `Dune, for ${typeof caller === 'string' ? caller : 'anyone'}`, copies: 2 }],
+  }),
   addBook: ({ body }, { caller, scopes }) => {
     const { title, copies, tags } = body as { title: string; copies: number; tags?: string[] };
     return { status: 201, body: { title: `${title} (by ${String(caller)}, ${scopes.join(' ')})`, copies, tags: tags ?? [] } };
@@ -50,6 +53,14 @@ afterAll(() => library.close());
 describe('a 3.0 contract with apiKey, OAuth 2 scopes and an error body of its own', () => {
   it('serves a public operation without credentials', async () => {
     expect((await library.fetch('/library/books')).status).toBe(200);
+  });
+
+  it('names the caller of an operation open to anyone whose credentials hold ([{}, {headerKey: []}])', async () => {
+    const titles = async (headers: Record<string, string>) =>
+      ((await (await library.fetch('/library/books', { headers })).json()) as { title: string }[]).map((b) => b.title);
+    expect(await titles({})).toEqual(['Dune, for anyone']);
+    expect(await titles({ 'X-Library-Key': 'k-1' })).toEqual(['Dune, for desk']);
+    expect(await titles({ 'X-Library-Key': 'wrong' })).toEqual(['Dune, for anyone']);
   });
 
   it('takes an apiKey from its header or its query parameter', async () => {

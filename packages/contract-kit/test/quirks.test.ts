@@ -143,3 +143,30 @@ paths:
     );
   });
 });
+
+describe('error bodies the contract declares in another media type than problem+json', () => {
+  const contract = parseContract(
+    `openapi: 3.0.3
+info: { title: t, version: '1' }
+paths:
+  /things:
+    get:
+      responses:
+        '200': { description: ok }
+        '4XX': { description: refused, content: { application/json: { schema: { type: object } } } }
+`,
+    'errors.yaml',
+  );
+  const warningsOf = (errors?: Parameters<typeof contractServer>[0]['errors']) => {
+    const warnings: string[] = [];
+    contractServer({ contract, label: 'errors.yaml', handlers: {}, errors, onWarning: (w) => warnings.push(w) });
+    return warnings;
+  };
+
+  it('are named at start when no errors function builds them', () => {
+    expect(warningsOf()).toContain(
+      "errors.yaml declares error bodies other than RFC 9457's, such as #/paths/~1things/get/responses/4XX (application/json): give contractServer an errors function that builds them; until then every error is application/problem+json",
+    );
+    expect(warningsOf((problem, { contentType }) => ({ contentType, body: { message: problem.message } })).join()).not.toMatch(/RFC 9457/);
+  });
+});

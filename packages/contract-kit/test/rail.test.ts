@@ -6,7 +6,11 @@ type Served = Awaited<ReturnType<typeof serve>>;
 let rail: Served;
 
 const handlers: Record<string, AnyHandler> = {
-  getStations: ({ query }) => ({ status: 200, body: [{ id: 1, name: `limit ${JSON.stringify(query.limit ?? 'none')}` }] }),
+  getStations: ({ query }) => ({
+    status: 200,
+    headers: { 'X-Total-Count': 1, 'X-Partial': query.limit === 1 },
+    body: [{ id: 1, name: `limit ${JSON.stringify(query.limit ?? 'none')}` }],
+  }),
   getStationsByStationId: ({ path }) => ({ status: 200, body: { id: path['station-id'], name: 'Central' } }),
   findStationMap: () => ({ status: 200, body: Buffer.from([0x89, 0x50, 0x4e, 0x47]) }),
   createBooking: ({ body, contentType }, { caller }) => {
@@ -47,7 +51,9 @@ describe('a 3.1 contract with two servers, one with a + and variables', () => {
   });
 
   it('types parameters as their schemas say, and checks them against the contract', async () => {
-    expect(await (await rail.fetch('/mock/stations?limit=3')).json()).toEqual([{ id: 1, name: 'limit 3' }]);
+    const listed = await rail.fetch('/mock/stations?limit=3');
+    expect(await listed.json()).toEqual([{ id: 1, name: 'limit 3' }]);
+    expect([listed.headers.get('x-total-count'), listed.headers.get('x-partial')]).toEqual(['1', 'false']);
     const refused = await rail.fetch('/mock/stations?limit=0x3');
     expect(refused.status).toBe(400);
     expect(refused.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');

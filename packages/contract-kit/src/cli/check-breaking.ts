@@ -1,8 +1,15 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { parseCommand, UsageError } from './command-line.js';
-import { CHANGE_CLASSES, compareContracts, type ChangeClass, type ContractChange, type ContractComparison } from './compare-contracts.js';
+import { CommandError, parseCommand, UsageError } from './command-line.js';
+import {
+  CHANGE_CLASSES,
+  compareContracts,
+  majorOf,
+  type ChangeClass,
+  type ContractChange,
+  type ContractComparison,
+} from './compare-contracts.js';
 import { findBaseRevision, writeContractAtRevision } from './git-revision.js';
 
 export const CHECK_BREAKING_HELP = `Usage: contract-kit check-breaking [--spec FILE] [--base REF|FILE] [--json]
@@ -51,10 +58,19 @@ function report(comparison: ContractComparison): string {
   else if (comparison.majorRaised)
     text.push(`✔ ${breaking.length} breaking change(s), released as a new major version (info.version ${versions}).`);
   else {
-    const next = `${Number(comparison.baseVersion.split('.')[0]) + 1}.0.0`;
+    let major: number | undefined;
+    try {
+      major = majorOf(comparison.baseVersion, 'the base');
+    } catch {
+      major = undefined;
+    }
+    const raise =
+      major === undefined
+        ? `give info.version a major version number (such as 2.0.0; ${JSON.stringify(comparison.baseVersion)} has none)`
+        : `raise info.version to ${major + 1}.0.0`;
     text.push(
       `✖ ${breaking.length} breaking change(s) without a new major version (info.version ${versions}).`,
-      `  Undo them, make them additive, or raise info.version to ${next} and serve the new version under a path of its own.`,
+      `  Undo them, make them additive, or ${raise} and serve the new version under a path of its own.`,
     );
   }
   return `${text.join('\n')}\n`;
@@ -66,8 +82,8 @@ export async function checkBreaking(args: string[], cwd = process.cwd()): Promis
     return await compare(args, cwd);
   } catch (error) {
     // A revision or a contract it cannot read: exit 2, apart from a breaking change's 1.
-    if (error instanceof UsageError) throw error;
-    throw new UsageError((error as Error).message, { cause: error });
+    if (error instanceof CommandError) throw error;
+    throw new CommandError((error as Error).message, { cause: error });
   }
 }
 

@@ -2,8 +2,11 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
+/** A command that cannot do its work (a revision or a file it cannot read): its message, exit code 2. */
+export class CommandError extends Error {}
+
 /** A command's usage error: printed with its help, exit code 2. */
-export class UsageError extends Error {}
+export class UsageError extends CommandError {}
 
 /**
  * Parses a command's arguments strictly; `--help`/`-h` prints `help` and returns null. An unknown

@@ -57,10 +57,20 @@ export interface ContractComparison {
   passes: boolean;
 }
 
+/** The major version of an `info.version` that is a version number: `1.2.0`, `2.0`, `10`, `v3`, `2.0.0-beta.1`. */
 export function majorOf(version: string, label: string): number {
-  const match = /^(\d+)\.\d+\.\d+(?:[-+].*)?$/.exec(version);
-  if (!match) throw new Error(`info.version of ${label} is ${JSON.stringify(version)}, not a semantic version such as 1.2.0`);
+  const match = /^v?(\d+)(?:\.\d+(?:\.\d+(?:[-+].*)?)?)?$/.exec(version);
+  if (!match) throw new Error(`info.version of ${label} is ${JSON.stringify(version)}, not a version number such as 1.2.0, 2.0 or 10`);
   return Number(match[1]);
+}
+
+/** The major version of `version`, or undefined for one that is not a number (a date, a name). */
+function majorOrNone(version: string): number | undefined {
+  try {
+    return majorOf(version, '');
+  } catch {
+    return undefined;
+  }
 }
 
 const METHOD = /^(get|put|post|delete|patch|head|options|trace)$/;
@@ -152,7 +162,9 @@ export async function compareContracts(
 ): Promise<ContractComparison> {
   const base = await loadContract(basePath, labels.base);
   const revision = await loadContract(revisionPath, labels.revision);
-  const majorRaised = majorOf(revision.info.version, labels.revision) > majorOf(base.info.version, labels.base);
+  // A version that is not a number (a date, a name) has no major to raise: a breaking change fails.
+  const [revisionMajor, baseMajor] = [majorOrNone(revision.info.version), majorOrNone(base.info.version)];
+  const majorRaised = revisionMajor !== undefined && baseMajor !== undefined && revisionMajor > baseMajor;
   // An empty working directory: Redocly must not pick up a redocly.yaml that is not about diffs.
   const cwd = mkdtempSync(join(tmpdir(), 'contract-kit-diff-'));
   try {

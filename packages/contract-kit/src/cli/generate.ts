@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { loadContract } from '../contract/load-contract.js';
+import { contractServer } from '../server/contract-server.js';
 import { listOperations, type Operation } from '../contract/operations.js';
 import { renderTypes } from '../codegen/render-types.js';
 import { parseCommand } from './command-line.js';
@@ -42,6 +43,9 @@ async function render(
   handlersDir: string,
 ): Promise<{ files: Map<string, string>; operations: Operation[] }> {
   const doc = await loadContract(specPath, spec);
+  // What the server would refuse at start (a path it cannot route, an x-sunset that is no date, a
+  // scheme the contract lacks) is refused here, before anything is written for it.
+  contractServer({ contract: doc, label: spec, handlers: {}, onWarning: () => undefined });
   const operations = listOperations(doc, spec);
   const { openapi, operations: operationTypes } = await renderTypes(specPath, doc, header(spec));
   const toHandlers = importPath(out, handlersDir);
@@ -119,6 +123,14 @@ export async function generate(args: string[], cwd = process.cwd()): Promise<num
     writeFileSync(path, stub(op, shown(path), out, handlersDir), { flag: 'wx' });
     process.stdout.write(`wrote ${shown(path)} (a stub answering 501 until you write it)\n`);
   }
+  // A handler file no operation has any more (its operation was removed or renamed) is left alone, and named.
+  const names = new Set(operations.map((op) => `${op.name}.ts`));
+  for (const file of readdirSync(handlersDir)
+    .filter((file) => file.endsWith('.ts') && !names.has(file))
+    .sort())
+    process.stdout.write(
+      `${shown(join(handlersDir, file))} is the handler of no operation of ${spec}: delete it, or rename it after one\n`,
+    );
   process.stdout.write(`${operations.length} operations; ${files.size - stale.length} generated files were up to date.\n`);
   return 0;
 }

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { mkdirSync, realpathSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
 
 /** The committed version of a contract that another is compared with. */
 export type BaseRevision = { found: true; commit: string; description: string } | { found: false; description: string };
@@ -61,19 +61,33 @@ export function findBaseRevision(specPath: string, ref?: string): BaseRevision {
 }
 
 /**
- * Writes the contract as it was at `commit` into `destination`: its file, and the YAML and JSON
- * files beside and below it at that commit, where a contract split into files keeps its parts.
- * Returns the path of its file there.
+ * Writes the contract as it was at `commit` into `destination`: every YAML and JSON file of the
+ * repository at that commit, where a contract split into files keeps its parts (in a folder above
+ * its own too), in one `git archive` however many there are. Returns the path of its file there.
  */
 export function writeContractAtRevision(specPath: string, commit: string, destination: string): string {
   const cwd = dirname(specPath);
-  const files = git(['ls-tree', '-r', '--name-only', commit, '--', '.'], cwd)
-    .split('\n')
-    .filter((file) => /\.(ya?ml|json)$/i.test(file));
-  for (const file of files) {
-    const path = join(destination, file);
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, git(['show', `${commit}:./${file}`], cwd, { trim: false }));
+  const top = git(['rev-parse', '--show-toplevel'], cwd);
+  // A pathspec that matches no file fails the archive: only the extensions the commit has.
+  const files = git(['ls-tree', '-r', '--name-only', commit], top).split('\n');
+  const globs = ['yaml', 'yml', 'json'].filter((ext) => files.some((file) => file.endsWith(`.${ext}`))).map((ext) => `:(glob)**/*.${ext}`);
+  let archive: Buffer;
+  try {
+    archive = execFileSync('git', ['archive', '--format=tar', commit, '--', ...globs], {
+      cwd: top,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 1024 * 1024 * 1024,
+    });
+  } catch (error) {
+    throw new Error(`git archive of ${commit} failed: ${String((error as { stderr?: Buffer }).stderr ?? (error as Error).message).trim()}`);
   }
-  return join(destination, basename(specPath));
+  mkdirSync(destination, { recursive: true });
+  try {
+    execFileSync('tar', ['-x', '-f', '-', '-C', destination], { input: archive, stdio: ['pipe', 'ignore', 'pipe'] });
+  } catch (error) {
+    throw new Error(
+      `tar could not unpack the contract at ${commit}: ${String((error as { stderr?: Buffer }).stderr ?? (error as Error).message).trim()}`,
+    );
+  }
+  return join(destination, relative(realpathSync(top), realpathSync(specPath)));
 }

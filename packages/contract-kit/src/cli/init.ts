@@ -119,7 +119,17 @@ export const CONTRACT = fileURLToPath(new URL('../${spec}', import.meta.url));
 
 /** The Express app serving the contract: every operation routed, checked and answered as it says. */
 export async function createApp() {
-  const kit = contractServer({ contract: await loadContract(CONTRACT), label: '${spec}', handlers, security, context: () => context });
+  const kit = contractServer({
+    contract: await loadContract(CONTRACT),
+    label: '${spec}',
+    handlers,
+    security,
+    context: () => context,
+    // A 500 says nothing to the client: its reason (a handler's error, an answer the contract does not allow) is logged here.
+    onError: (error, problem, req) => {
+      if (problem.status >= 500) console.error(\`\${req.method} \${req.originalUrl} → \${problem.status}:\`, error);
+    },
+  });
   const app = express();
   app.disable('x-powered-by');
   app.use(kit.router);

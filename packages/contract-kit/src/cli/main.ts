@@ -3,7 +3,7 @@
  * `contract-kit COMMAND`: the commands a project that serves a contract runs (see HELP).
  */
 import { ContractError } from '../contract/document.js';
-import { UsageError } from './command-line.js';
+import { CommandError, UsageError } from './command-line.js';
 import { checkBreaking, CHECK_BREAKING_HELP } from './check-breaking.js';
 import { docs, DOCS_HELP, lint, LINT_HELP, mock, MOCK_HELP } from './documents.js';
 import { generate, GENERATE_HELP } from './generate.js';
@@ -45,8 +45,8 @@ async function main(args: string[]): Promise<number> {
   try {
     return await command.run(rest);
   } catch (error) {
-    if (error instanceof UsageError) {
-      process.stderr.write(`contract-kit ${name}: ${error.message}\n\n${command.help}`);
+    if (error instanceof CommandError) {
+      process.stderr.write(`contract-kit ${name}: ${error.message}\n${error instanceof UsageError ? `\n${command.help}` : ''}`);
       return 2;
     }
     if (error instanceof ContractError) {

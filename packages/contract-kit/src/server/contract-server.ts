@@ -157,6 +157,21 @@ export function contractServer<Context extends object = object>(options: Contrac
   const warn = options.onWarning ?? ((message: string) => console.warn(message));
   for (const name of schemes.keys())
     if (!verifiers[name]) warn(`security scheme ${name} has no verifying function: every request it secures is refused`);
+  if (!options.errors) {
+    const other = operations.flatMap((op) =>
+      Object.entries(op.responses)
+        .filter(([status]) => /^[45]|^default$/i.test(status))
+        .flatMap(([status, response]) =>
+          Object.keys(response.content)
+            .filter((type) => !/problem\+json/i.test(type))
+            .map((type) => `${op.pointer}/responses/${status} (${type})`),
+        ),
+    );
+    if (other.length > 0)
+      warn(
+        `${label} declares error bodies other than RFC 9457's, such as ${other[0]}: give contractServer an errors function that builds them; until then every error is application/problem+json`,
+      );
+  }
   const unknown = unknownFormats(doc);
   if (unknown.length > 0) warn(`the validator does not know the format(s) ${unknown.join(', ')}: any value passes them`);
   const stepOptions = {

@@ -17,10 +17,13 @@ export interface HandlerInput {
   contentType: string | undefined;
 }
 
+/** A header's value as its schema types it: sent as text (`true`, `42`). */
+type HeaderValue = string | number | boolean;
+
 /** What a handler answers: a status its operation declares, with that status's headers and body. */
 export interface HandlerResult {
   status: number | `${number}`;
-  headers?: Record<string, string | number | readonly string[] | undefined>;
+  headers?: Record<string, HeaderValue | readonly HeaderValue[] | undefined>;
   /** The media type of `body`, when the status declares more than one (the first declared otherwise). */
   contentType?: string;
   /** JSON media types: a value sent as JSON; text and XML: a string; other media types: bytes or a string. None for a status without content. */
@@ -103,7 +106,7 @@ export function declaredContent(op: Operation, status: number): string[] {
 export function send(res: Response, op: Operation, result: HandlerResult): void {
   const status = Number(result.status);
   for (const [name, value] of Object.entries(result.headers ?? {})) {
-    if (value !== undefined) res.setHeader(name, typeof value === 'number' ? String(value) : value);
+    if (value !== undefined) res.setHeader(name, Array.isArray(value) ? value.map(String) : String(value));
   }
   res.status(status);
   if (result.body === undefined) return void res.end();

@@ -157,7 +157,7 @@ export interface SecurityPlan {
 
 /**
  * Finds the caller of a request by the operation's security: the alternatives in order (any one
- * suffices; an empty one, or none at all, makes the operation public), each scheme of one
+ * suffices; an empty one, or none at all, makes the operation public, and is tried last), each scheme of one
  * alternative checked by its verifier (all must hold, each with the scopes the requirement
  * names). It never throws: what refuses the request is kept as `failure` (an HttpProblem 401
  * with the challenges of the schemes asked for, a 403 when credentials were valid but lacked a
@@ -169,7 +169,9 @@ export async function authenticate(plan: SecurityPlan, req: IncomingMessage): Pr
   let thrown: unknown;
   let lackingScope: string | undefined;
   const reasons = new Set<string>();
-  for (const requirement of plan.requirements) {
+  // An empty alternative (`{}`: anyone) is tried last, so that credentials that hold name the caller.
+  const anyone = plan.requirements.filter((requirement) => Object.keys(requirement).length === 0);
+  for (const requirement of [...plan.requirements.filter((requirement) => Object.keys(requirement).length > 0), ...anyone]) {
     const callers: Record<string, unknown> = {};
     const granted = new Set<string>();
     let held = true;

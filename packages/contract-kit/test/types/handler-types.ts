@@ -7,7 +7,11 @@ type Rail = Handlers<Operations, { clock: () => number }>;
 
 // A handler map with every operation, each answering what its operation declares, compiles.
 export const handlers = {
-  getStations: ({ query }) => ({ status: 200, body: [{ id: query.limit ?? 1, name: 'Central' }] }),
+  getStations: ({ query }) => ({
+    status: 200,
+    headers: { 'X-Total-Count': 1, 'X-Partial': false },
+    body: [{ id: query.limit ?? 1, name: 'Central' }],
+  }),
   getStationsByStationId: ({ path }) => ({ status: 200, body: { id: path['station-id'], name: 'Central' } }),
   findStationMap: () => ({ status: 200, body: new Uint8Array([0x89]) }),
   createBooking: (input, { clock }) => {
@@ -22,6 +26,9 @@ export const missing: Rail = { getStations: handlers.getStations };
 
 // @ts-expect-error getStations declares no 201
 export const wrongStatus: TypedHandler<Operations['getStations']> = () => ({ status: 201, body: [] });
+
+// @ts-expect-error X-Partial is a boolean
+export const wrongHeader: TypedHandler<Operations['getStations']> = () => ({ status: 200, headers: { 'X-Partial': 'no' }, body: [] });
 
 // @ts-expect-error a Station's name is a string
 export const wrongBody: TypedHandler<Operations['getStations']> = () => ({ status: 200, body: [{ id: 1, name: 2 }] });

@@ -191,6 +191,9 @@ export interface operations {
             /** @description Stations */
             200: {
                 headers: {
+                    "X-Total-Count"?: number;
+                    /** @description Whether more stations match than were listed. */
+                    "X-Partial"?: boolean;
                     [name: string]: unknown;
                 };
                 content: {
