@@ -223,3 +223,42 @@ describe('the mock refuses invalid requests as the server does, in its words', (
     expect(await answer(mock.url, 'as_prod_mock', path, init)).toEqual(fromServer);
   });
 });
+
+describe('the mock answers with the headers the server sends', () => {
+  let server: TestServer;
+  let key: string;
+  beforeAll(async () => {
+    server = await startTestServer();
+    key = await server.newKey('pro');
+  });
+  afterAll(() => server?.close());
+
+  /**
+   * The names of a response's headers, without those of the connection and the transfer, and
+   * without CORS's: the mock answers any origin (frontend teams call it from a browser), the
+   * server those CORS_ORIGINS names.
+   */
+  const headerNames = (response: Response) =>
+    [...response.headers.keys()]
+      .filter((name) => !['connection', 'keep-alive', 'date', 'content-length', 'etag', 'vary'].includes(name))
+      .filter((name) => !name.startsWith('access-control-'))
+      .sort();
+  const exchanges: [string, (bearer: string) => RequestInit][] = [
+    [
+      'a first POST, no Idempotency-Key',
+      (bearer) => ({
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${bearer}` },
+        body: '{"name":"Rex","categoryId":3}',
+      }),
+    ],
+    ['a GET without a key', () => ({})],
+  ];
+
+  it.each(exchanges)('%s', async (_, init) => {
+    const fromServer = await fetch(`${server.baseUrl}/pets`, init(key));
+    const fromMock = await fetch(`${mock.url}/pets`, init('as_prod_mock'));
+    expect(fromMock.status).toBe(fromServer.status);
+    expect(headerNames(fromMock)).toEqual(headerNames(fromServer));
+  });
+});

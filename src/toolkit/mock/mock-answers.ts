@@ -45,7 +45,8 @@ function exampleSent(contract: MockContract, response: Record<string, unknown> |
 
 /**
  * Sets the headers of an operation's response as the server would send them: those its example
- * goes with (`x-headers`), and the operation's own deprecation headers in place of Prism's.
+ * goes with (`x-headers`), the operation's own deprecation headers in place of Prism's, and no
+ * `Idempotent-Replayed` on a first answer.
  */
 export function dressHeaders(
   contract: MockContract,
@@ -55,6 +56,9 @@ export function dressHeaders(
   raw: Buffer,
 ): void {
   const example = exampleSent(contract, op?.responses[String(status)], raw);
+  // Prism makes up a value for an optional header; this one the server sends only on a replay,
+  // which the mock, storing nothing, never makes (unless the example is of one).
+  delete headers['idempotent-replayed'];
   for (const [name, value] of Object.entries(example?.['x-headers'] ?? {})) headers[name.toLowerCase()] = String(value);
   const sentDeprecation = headers.deprecation;
   delete headers.deprecation;

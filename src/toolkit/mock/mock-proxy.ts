@@ -152,10 +152,13 @@ export class MockProxy {
   ): void {
     dressHeaders(this.contract, headers, op, status, raw);
     const contentType = headers['content-type'];
+    // Prism's report of what broke the contract, which the server never sends: read, then dropped.
+    const violations = headers['sl-violations'];
+    delete headers['sl-violations'];
     let translated =
       prismViolationsToError(
         status,
-        headers['sl-violations'],
+        violations,
         this.contract.parameterNames,
         op && ((field, keyword, message) => readableMessage(this.contract.doc, op.kit, field, { keyword, message })),
       ) ?? problemToError(status, typeof contentType === 'string' ? contentType : undefined, raw);
