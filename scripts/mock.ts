@@ -2,7 +2,7 @@
 import { parseCommandLine, portOption } from '../src/shared/command-line.js';
 import { startMockServer } from '../src/toolkit/mock/mock-server.js';
 
-const HELP = `Usage: npm run mock [-- --dynamic] [--port N] [--host ADDR]
+const HELP = `Usage: npm run mock [-- --dynamic] [--port N] [--host ADDR] [--verbose]
 
 Serves openapi.yaml with Prism, under the same /v1 base path as the real server. Responses are
 the contract's named examples; the Authorization header must be present (any bearer token is
@@ -17,7 +17,11 @@ Options:
   --dynamic      Generate response bodies from the schemas instead of the examples.
   --port N       Port to listen on (default 4010).
   --host ADDR    Address to listen on (default 127.0.0.1).
+  --verbose      Print Prism's own log of each request too (its lines are about Prism's answer,
+                 which the mock then turns into the server's: its 422 becomes a 400).
   -h, --help     Show this help.
+
+It prints one line per request: what the client got (GET /v1/pets → 200).
 `;
 
 async function main(): Promise<void> {
@@ -25,13 +29,15 @@ async function main(): Promise<void> {
     dynamic: { type: 'boolean', short: 'd', default: false },
     port: { type: 'string', default: '4010' },
     host: { type: 'string', default: '127.0.0.1' },
+    verbose: { type: 'boolean', default: false },
   });
   const port = portOption(HELP, values.port);
   const mock = await startMockServer({
     port,
     host: values.host,
     dynamic: values.dynamic,
-    log: (line) => process.stdout.write(`${line}\n`),
+    log: values.verbose ? (line) => process.stdout.write(`${line}\n`) : null,
+    requestLog: (line) => process.stdout.write(`${line}\n`),
   });
   const stop = () => {
     mock.close().then(

@@ -144,7 +144,7 @@ describe('npm run mock', () => {
     expect(bad.stderr).toContain('--port must be a whole number');
   });
 
-  it("logs only its own address at start-up: no line of Prism's, no error, no other port", async () => {
+  it("logs only its own address at start-up, then a line per request as the client got it, none of Prism's", async () => {
     const port = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', `${ROOT}scripts/mock.ts`, '--port', String(port)], {
       cwd: ROOT,
@@ -166,6 +166,15 @@ describe('npm run mock', () => {
       expect(output).not.toMatch(/NO_PATH_MATCHED_ERROR|error|Prism|\[CLI\]/i);
       const ports = new Set([...output.matchAll(/127\.0\.0\.1:(\d+)/g)].map((m) => Number(m[1])));
       expect([...ports]).toEqual([port]);
+      const started = output.length;
+      await fetch(`http://127.0.0.1:${port}/v1/pets`, { headers: { Authorization: 'Bearer any' } });
+      await fetch(`http://127.0.0.1:${port}/v1/pets`, {
+        method: 'POST',
+        headers: { Authorization: 'Bearer any', 'Content-Type': 'application/json' },
+        body: '{"name":""}',
+      });
+      // Each line comes as its answer is sent, within milliseconds; 10 s only bounds the wait for one that never comes.
+      await expect.poll(() => output.slice(started), { timeout: 10_000, interval: 50 }).toBe('GET /v1/pets → 200\nPOST /v1/pets → 400\n');
     } finally {
       child.kill('SIGTERM');
     }

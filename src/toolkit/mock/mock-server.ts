@@ -17,6 +17,8 @@ export interface MockServerOptions {
   specPath?: string;
   /** Where Prism's request log goes (never its start-up lines); `null` drops it. @default null */
   log?: ((line: string) => void) | null;
+  /** Where the mock's own line per request goes (`GET /v1/pets → 200`, as the client got it); `null` drops it. @default null */
+  requestLog?: ((line: string) => void) | null;
   /** How long to wait for Prism to start, in milliseconds. @default 30000 */
   startTimeoutMs?: number;
 }
@@ -67,7 +69,16 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     log: options.log,
     startTimeoutMs: options.startTimeoutMs,
   });
-  const proxy = createServer(new MockProxy(contract, prism.port, options.dynamic ?? false).listener);
+  const { listener } = new MockProxy(contract, prism.port, options.dynamic ?? false);
+  const requestLog = options.requestLog;
+  const proxy = createServer(
+    requestLog
+      ? (req, res) => {
+          res.once('finish', () => requestLog(`${req.method} ${req.url} → ${res.statusCode}`));
+          listener(req, res);
+        }
+      : listener,
+  );
   try {
     await listen(proxy, options.port ?? 4010, host);
   } catch (error) {
