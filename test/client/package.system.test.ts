@@ -32,15 +32,28 @@ function importsOf(text: string): string[] {
   return [...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]/g)].map((m) => m[1]!);
 }
 
+/** The commands of the README's sh block after "Get it from the Animal Store's repository". */
+function readmeCommands(): string[] {
+  const readme = readFileSync(join(CLIENT_DIR, 'README.md'), 'utf8');
+  const block = /Get it from the Animal Store's repository[^`]*```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+  return block.split('\n').filter((line) => line.trim() && !line.startsWith('#'));
+}
+
 let work: string;
 let server: TestServer;
-let tarball: string;
+/** `npm install <tarball>`, as `npm run client:pack` printed it. */
+let installCommand: string[];
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'animal-store-client-pack-'));
-  const pack = await run('npm', ['pack', '-w', '@animal-store/client', '--pack-destination', work, '--json'], { timeoutMs: 120_000 });
-  expect(pack.code, pack.stderr).toBe(0);
-  const [info] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as { filename: string }[];
-  tarball = join(work, info!.filename);
+  const [pack, install] = readmeCommands();
+  expect(pack).toBe('npm run client:pack');
+  expect(install).toMatch(/^npm install \S+\.tgz$/);
+  // The README's command, into a folder of the test's (--out) rather than the repository's build/.
+  const packed = await run('npm', ['run', '-s', 'client:pack', '--', '--out', work], { timeoutMs: 120_000 });
+  expect(packed.code, packed.stderr).toBe(0);
+  const printed = /^ {2}(npm install \S+)$/m.exec(packed.stdout)?.[1];
+  expect(printed, packed.stdout).toMatch(/^npm install \S+\.tgz$/);
+  installCommand = printed!.split(' ');
   server = await startTestServer();
 }, 180_000);
 afterAll(async () => {
@@ -77,7 +90,7 @@ describe('the client package (@animal-store/client)', () => {
     const project = join(work, 'app');
     cpSync(join(CLIENT_DIR, 'examples'), project, { recursive: true });
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'try-the-client', private: true, type: 'module' }));
-    const install = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], {
+    const install = await run('npm', [...installCommand.slice(1), '--no-audit', '--no-fund', '--prefer-offline'], {
       cwd: project,
       timeoutMs: 120_000,
     });
@@ -144,7 +157,7 @@ describe('the client package (@animal-store/client)', () => {
     expect(npmInit.code, npmInit.stderr).toBe(0);
     const manifest = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as { type?: string };
     expect(manifest.type ?? 'commonjs').toBe('commonjs');
-    const install = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], {
+    const install = await run('npm', [...installCommand.slice(1), '--no-audit', '--no-fund', '--prefer-offline'], {
       cwd: project,
       timeoutMs: 120_000,
     });
