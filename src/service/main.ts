@@ -3,6 +3,7 @@ import './runtime-check.js';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { basePathsOf } from 'contract-kit';
 import { loadSpec, resolveRef } from '../contract/load-spec.js';
 import { listOperations } from '../contract/operations.js';
 import { invokedAs } from '../shared/command-line.js';
@@ -154,12 +155,13 @@ async function serveMetrics(registry: Registry, port: number, host: string, logg
 /** Says where the service listens: one log line; for people (not production) a banner, and the development key once. */
 function announce(config: Config, logger: Logger, port: number, developmentKey: string | null): void {
   const where = describeStore(config);
-  const base = `http://localhost:${port}/v1`;
   const limits = config.redisUrl ? `limits in Redis (${config.redisKeyPrefix})` : 'limits in memory';
   logger.info({ port, store: where, limits, environment: config.environment }, 'listening');
   // Production writes JSON lines only (the line above says it all); people get a banner.
   if (config.nodeEnv === 'production') return;
   const doc = loadSpec();
+  // Where the contract's servers put its operations (/v1), as the app serves them.
+  const base = `http://localhost:${port}${basePathsOf(doc)[0] ?? ''}`;
   // The keys' environment is not the process's mode: `npm start` is development serving production keys.
   const server = doc.servers?.find((s) => s.description?.toLowerCase() === config.environment);
   process.stdout.write(
