@@ -96,7 +96,7 @@ function report(comparison: ContractComparison): void {
     const next = `${Number(comparison.baseVersion.split('.')[0]) + 1}.0.0`;
     process.stdout.write(
       `✖ ${breaking.length} breaking change(s) without a new major version (info.version ${versions}).\n` +
-        `  Undo them, make them additive, or raise info.version to ${next} and publish the contract under a new version segment.\n`,
+        `  Undo them, make them additive, or raise info.version to ${next} (docs/designers.md, "A new major version", says what that means for clients).\n`,
     );
   }
 }

@@ -202,13 +202,17 @@ describe('compareContracts (Redocly diff with the contract’s rules)', () => {
     await expect(compareContracts(basePath, join(workDir, 'missing.yaml'))).rejects.toThrow(/missing\.yaml: cannot be read/);
   });
 
-  it('refuses a version that is not semantic', async () => {
-    await expect(
-      compareContracts(
-        basePath,
-        mutated((s) => (s.info.version = 'v2')),
-      ),
-    ).rejects.toThrow(/info\.version .* is "v2", not a semantic version/);
+  it('reads the major of a version written v2, and none from one that is not a number', async () => {
+    const versioned = async (version: string) =>
+      (
+        await compareContracts(
+          basePath,
+          mutated((s) => (s.info.version = version)),
+        )
+      ).majorRaised;
+    expect(await versioned('v2')).toBe(true);
+    expect(await versioned('2.0')).toBe(true);
+    expect(await versioned('2025-01-01')).toBe(false);
   });
 });
 
