@@ -12,7 +12,9 @@ function schemaOf(doc: OpenApiDocument, op: Operation, field: string, contentTyp
     const media = (contentType && content[contentType.split(';')[0]!.trim().toLowerCase()]) || Object.values(content)[0];
     schema = media?.schema;
   } else {
-    const parameter = op.parameters.find((p) => p.in === where && p.name === rest[0]);
+    // A header is named in lower case, as Node gives it.
+    const named = (name: string) => (where === 'header' ? name.toLowerCase() === rest[0]?.toLowerCase() : name === rest[0]);
+    const parameter = op.parameters.find((p) => p.in === where && named(p.name));
     schema = parameter?.schema;
     rest.shift();
   }
