@@ -25,7 +25,7 @@ export type ChangeClass = (typeof CHANGE_CLASSES)[number];
 /** One change a client could notice, rated by the semantic-version bump it needs. */
 export interface ContractChange {
   class: ChangeClass;
-  /** The operation it affects (`GET /pets`), or the JSON pointer of a change outside operations. */
+  /** The operation it affects (`GET /books`), or the JSON pointer of a change outside operations. */
   where: string;
   /**
    * Every operation the change affects: `where` first, then the others that use the component it

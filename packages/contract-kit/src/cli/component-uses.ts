@@ -2,9 +2,9 @@ import { escapePointer, resolveRef, type OpenApiDocument } from '../contract/doc
 
 /** One place where an operation uses a component, by `$ref` (directly or through other components). */
 export interface ComponentUse {
-  /** The component's pointer, such as `#/components/schemas/Pet`. */
+  /** The component's pointer, such as `#/components/schemas/Book`. */
   component: string;
-  /** The operation, such as `GET /pets/{petId}`. */
+  /** The operation, such as `GET /books/{bookId}`. */
   where: string;
   /** Where the `$ref` stands, as if the components were written in place, as Redocly's paths are. */
   pointer: string;

@@ -61,7 +61,7 @@ export function parseContract(text: string, label: string): OpenApiDocument {
 
 /**
  * Reads a contract from a file, YAML or JSON. One that refers to other files (`$ref:
- * ./schemas/pet.yaml`) is bundled into one document with Redocly's bundler, its external parts
+ * ./schemas/book.yaml`) is bundled into one document with Redocly's bundler, its external parts
  * moved into `components`; one with only local `$ref`s is returned as it is parsed.
  * @throws ContractError naming the file (as `label` says it) and what is wrong: unreadable, not a
  * contract, a `$ref` that cannot be resolved

@@ -11,7 +11,7 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 const capitalised = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
 
-/** `find pet-by id` → `findPetById`; a leading digit gets an underscore before it. */
+/** `find book-by id` → `findBookById`; a leading digit gets an underscore before it. */
 function camelCase(text: string): string {
   const words = text.split(/[^A-Za-z0-9]+/).filter(Boolean);
   const joined = words.map((word, i) => (i === 0 ? word.charAt(0).toLowerCase() + word.slice(1) : capitalised(word))).join('');
@@ -40,7 +40,7 @@ export interface NamedRoute {
 /**
  * The name each operation's handler, stub and types go by: its operationId where that is a
  * JavaScript identifier (and not a reserved word); otherwise made from it (`get-stations` →
- * `getStations`, `find pet by id` → `findPetById`), or, without one, from its method and path
+ * `getStations`, `find book by id` → `findBookById`), or, without one, from its method and path
  * (`GET /stations/{id}` → `getStationsById`). A reserved word gets `Operation` after it; a name
  * already taken gets `2`, `3`... in document order. The same contract always gives the same names.
  */

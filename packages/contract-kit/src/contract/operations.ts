@@ -30,9 +30,9 @@ export interface Operation {
   /** The operationId as the contract writes it, if it has one. */
   operationId: string | undefined;
   method: HttpMethod;
-  /** The path as the contract writes it, relative to the server URL (`/pets/{petId}`). */
+  /** The path as the contract writes it, relative to the server URL (`/books/{bookId}`). */
   path: string;
-  /** Where it sits in the contract, as a JSON pointer (`#/paths/~1pets/get`). */
+  /** Where it sits in the contract, as a JSON pointer (`#/paths/~1books/get`). */
   pointer: string;
   summary: string;
   deprecated: boolean;

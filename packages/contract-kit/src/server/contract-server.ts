@@ -99,7 +99,7 @@ interface Route {
   run: RequestHandler;
 }
 
-/** Whether a path's percent-encoding is valid (`/pets/%ZZ` is not): one that is not is a 400, not a 404. */
+/** Whether a path's percent-encoding is valid (`/books/%ZZ` is not): one that is not is a 400, not a 404. */
 function decodes(path: string): boolean {
   try {
     decodeURIComponent(path);
@@ -109,7 +109,7 @@ function decodes(path: string): boolean {
   }
 }
 
-/** `/v1` + `/pets/{petId}` → `/v1/pets/:p0` for find-my-way: parameters by position, a literal `:` doubled. */
+/** `/v1` + `/books/{bookId}` → `/v1/books/:p0` for find-my-way: parameters by position, a literal `:` doubled. */
 function routePath(basePath: string, path: string): { route: string; names: string[] } {
   const names: string[] = [];
   const literal = (text: string) => text.replace(/:/g, '::');

@@ -53,7 +53,7 @@ const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${t
 export function readableMessage(
   doc: OpenApiDocument,
   op: Operation,
-  /** Where, as the kit names it: `body.name`, `query.limit`, `path.petId`. */
+  /** Where, as the kit names it: `body.name`, `query.limit`, `path.bookId`. */
   field: string,
   /** What JSON Schema keyword failed (Ajv's `keyword`: `maxLength`, `pattern`), and Ajv's message. */
   failure: { keyword: string | undefined; message: string },

@@ -56,7 +56,7 @@ const validatorPath = (count: number) => `/op${Array.from({ length: count }, (_,
  * The URL the validator is shown for a request to an operation: validatorPath with the path
  * parameters' values, and the request's query. The validator compiles the path it is given
  * (path-to-regexp), which a contract's own path may not survive: a `+`, a parenthesis, a
- * parameter named `pet-id`.
+ * parameter named `station-id`.
  */
 export function validatorUrl(names: readonly string[], params: Record<string, string>, url: string): string {
   const query = url.indexOf('?');
@@ -180,7 +180,7 @@ const LOCATION: Record<string, string> = {
 };
 
 /**
- * `/body/name` → `body.name`; `/query/limit` → `query.limit`; `/params/p0` → `path.petId` (the
+ * `/body/name` → `body.name`; `/query/limit` → `query.limit`; `/params/p0` → `path.bookId` (the
  * name the contract gives it); a path that names no part of the request is the body's (the
  * validator's discriminator errors). A path in slashes is split on slashes only, so a name with
  * dots is kept.
