@@ -182,7 +182,7 @@ describe('npm run mock', () => {
   }, 60_000);
 });
 
-describe('the mock refuses invalid requests as the server does, in its words', () => {
+describe('the mock answers as the server does', () => {
   let server: TestServer;
   let key: string;
   beforeAll(async () => {
@@ -226,21 +226,11 @@ describe('the mock refuses invalid requests as the server does, in its words', (
     return { status: response.status, body };
   };
 
-  it.each(requests)('%s %j', async (path, init) => {
+  it.each(requests)('refuses %s %j with the same 400, in the same words', async (path, init) => {
     const fromServer = await answer(server.baseUrl, key, path, init);
     expect(fromServer.status).toBe(400);
     expect(await answer(mock.url, 'as_prod_mock', path, init)).toEqual(fromServer);
   });
-});
-
-describe('the mock answers with the headers the server sends', () => {
-  let server: TestServer;
-  let key: string;
-  beforeAll(async () => {
-    server = await startTestServer();
-    key = await server.newKey('pro');
-  });
-  afterAll(() => server?.close());
 
   /**
    * The names of a response's headers, without those of the connection and the transfer, and
@@ -264,7 +254,7 @@ describe('the mock answers with the headers the server sends', () => {
     ['a GET without a key', () => ({})],
   ];
 
-  it.each(exchanges)('%s', async (_, init) => {
+  it.each(exchanges)('answers %s with the headers the server sends', async (_, init) => {
     const fromServer = await fetch(`${server.baseUrl}/pets`, init(key));
     const fromMock = await fetch(`${mock.url}/pets`, init('as_prod_mock'));
     expect(fromMock.status).toBe(fromServer.status);

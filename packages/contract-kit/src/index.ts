@@ -30,7 +30,7 @@ export {
   type ProblemResponse,
 } from './server/problems.js';
 export { authenticationOf, operationOf, pathParametersOf, requestBasePath } from './server/request-state.js';
-export { readableMessage } from './server/readable-messages.js';
+export { readableDetails, type Finding } from './server/readable-messages.js';
 export { parseStrictJson, type StrictJsonRefusal } from './server/strict-json.js';
 export { notImplemented } from './server/stubs.js';
 export type { Authentication, Credentials, Verified, Verifier } from './server/security.js';

@@ -1,5 +1,5 @@
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import { parseStrictJson, readableMessage, type ProblemDetail } from 'contract-kit';
+import { parseStrictJson, readableDetails, type ProblemDetail } from 'contract-kit';
 import { BODY_LIMITS } from '../../contract/body-limits.js';
 import { parameterProblems } from '../../contract/strict-parameters.js';
 import { dressHeaders, preferFitting, preferParts, type ResponseHeaders } from './mock-answers.js';
@@ -160,7 +160,7 @@ export class MockProxy {
         status,
         violations,
         this.contract.parameterNames,
-        op && ((field, keyword, message) => readableMessage(this.contract.doc, op.kit, field, { keyword, message })),
+        op && ((findings) => readableDetails(this.contract.doc, op.kit, findings)),
       ) ?? problemToError(status, typeof contentType === 'string' ? contentType : undefined, raw);
     // The server's validator refuses a query parameter the operation does not declare
     // before it checks anything else (in express-openapi-validator's words); Prism ignores it.

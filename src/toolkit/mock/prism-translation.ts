@@ -1,3 +1,5 @@
+import type { Finding, ProblemDetail } from 'contract-kit';
+
 /** The contract's Error body (components.schemas.Error). */
 export interface ErrorBody {
   code: string;
@@ -44,8 +46,8 @@ function fieldOf(violation: PrismViolation, names: ReadonlyMap<string, string>):
   return location.join('.') || 'request';
 }
 
-/** How the server words what is wrong with a field: from the field, the failed keyword and the validator's message. */
-export type Wording = (field: string, keyword: string | undefined, message: string) => string;
+/** How the server tells what a validator found (contract-kit's readableDetails for the operation), one detail per finding kept. */
+export type Wording = (findings: Finding[]) => ProblemDetail[];
 
 /**
  * Prism's message without the field it names first: "Request query parameter limit must be <=
@@ -74,14 +76,15 @@ export function withoutHeaderViolation(header: string, name: string): string | n
 /**
  * Turns Prism's answer to an invalid request (its `sl-violations` header, on the 422 or 400 it
  * picks) into the `400 invalid_request` Error body the real server sends, with one detail per
- * field, each worded by `wording` (the server's: contract-kit's readableMessage). Returns null for anything else, including security failures, which Prism already
- * answers with the contract's 401.
+ * field, as `wording` tells the validator's findings (the server's: contract-kit's
+ * readableDetails). Returns null for anything else, including security failures, which Prism
+ * already answers with the contract's 401.
  */
 export function prismViolationsToError(
   status: number,
   header: string | string[] | undefined,
   names: ReadonlyMap<string, string> = new Map(),
-  wording: Wording = (_field, _keyword, message) => message,
+  wording: Wording = (findings) => findings.map(({ field, message }) => ({ field, message })),
 ): ErrorBody | null {
   if ((status !== 400 && status !== 422) || typeof header !== 'string') return null;
   let violations: PrismViolation[];
@@ -92,19 +95,12 @@ export function prismViolationsToError(
   }
   const request = violations.filter((v) => v.location?.[0] === 'request' && v.severity === 'Error');
   if (request.length === 0 || request.some((v) => v.code === 401)) return null;
-  // As the server: a field of the wrong length is told so, and the pattern it also fails says no more.
-  const wrongLength = new Set(request.filter((v) => v.code === 'minLength' || v.code === 'maxLength').map((v) => fieldOf(v, names)));
-  return {
-    code: 'invalid_request',
-    message: 'The request is invalid; see details.',
-    status: 400,
-    details: request
-      .filter((v) => !(v.code === 'pattern' && wrongLength.has(fieldOf(v, names))))
-      .map((v) => {
-        const field = fieldOf(v, names);
-        return { field, message: wording(field, typeof v.code === 'string' ? v.code : undefined, withoutField(v.message ?? 'is invalid')) };
-      }),
-  };
+  const findings = request.map((v) => ({
+    field: fieldOf(v, names),
+    keyword: typeof v.code === 'string' ? v.code : undefined,
+    message: withoutField(v.message ?? 'is invalid'),
+  }));
+  return { code: 'invalid_request', message: 'The request is invalid; see details.', status: 400, details: wording(findings) };
 }
 
 /** Turns one of Prism's own `application/problem+json` errors into the contract's Error body. */

@@ -5,7 +5,7 @@ import { CommandError, parseCommand, UsageError } from './command-line.js';
 import {
   CHANGE_CLASSES,
   compareContracts,
-  majorOf,
+  majorOrNone,
   type ChangeClass,
   type ContractChange,
   type ContractComparison,
@@ -58,12 +58,7 @@ function report(comparison: ContractComparison): string {
   else if (comparison.majorRaised)
     text.push(`✔ ${breaking.length} breaking change(s), released as a new major version (info.version ${versions}).`);
   else {
-    let major: number | undefined;
-    try {
-      major = majorOf(comparison.baseVersion, 'the base');
-    } catch {
-      major = undefined;
-    }
+    const major = majorOrNone(comparison.baseVersion);
     const raise =
       major === undefined
         ? `give info.version a major version number (such as 2.0.0; ${JSON.stringify(comparison.baseVersion)} has none)`

@@ -65,7 +65,7 @@ export function majorOf(version: string, label: string): number {
 }
 
 /** The major version of `version`, or undefined for one that is not a number (a date, a name). */
-function majorOrNone(version: string): number | undefined {
+export function majorOrNone(version: string): number | undefined {
   try {
     return majorOf(version, '');
   } catch {

@@ -9,7 +9,7 @@ import { declaredContent, type AnyHandler, type HandlerResult } from './handlers
 import { HttpProblem, invalidRequest, problemDetails, type KitProblemCode, type ProblemFormatter } from './problems.js';
 import { setState, stateOf, RequestState } from './request-state.js';
 import { unknownFormats } from './schema-fixes.js';
-import { checkRequirements, securitySchemesOf, type Verifier } from './security.js';
+import { checkRequirements, securitySchemesOf, triedInOrder, type Verifier } from './security.js';
 import { chain, stepsOf, type Steps } from './steps.js';
 import { unwrittenHandler } from './stubs.js';
 import { isValidatorError, problemOfValidatorError } from './validation.js';
@@ -192,7 +192,7 @@ export function contractServer<Context extends object = object>(options: Contrac
     const handler = options.handlers[op.name];
     const reason = unwrittenHandler(op, handler);
     if (reason) unwritten.push(reason);
-    const steps = stepsOf(op, { requirements: op.security, schemes, verifiers, realm }, handler, stepOptions);
+    const steps = stepsOf(op, { requirements: triedInOrder(op.security), schemes, verifiers, realm }, handler, stepOptions);
     const run = chain(options.pipeline ? options.pipeline(op, steps) : Object.values(steps));
     for (const basePath of basePaths) {
       const { route, names } = routePath(basePath, op.path);

@@ -1,5 +1,6 @@
 import { resolveRef, type OpenApiDocument } from '../contract/document.js';
 import type { Operation } from '../contract/operations.js';
+import type { ProblemDetail } from './problems.js';
 
 type Schema = Record<string, unknown>;
 
@@ -50,7 +51,7 @@ const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${t
  * sentence such as "must not contain control or invisible characters"), else as a form the
  * field does not have, with the schema's example where it gives one.
  */
-export function readableMessage(
+function readableMessage(
   doc: OpenApiDocument,
   op: Operation,
   /** Where, as the kit names it: `body.name`, `query.limit`, `path.bookId`. */
@@ -119,4 +120,23 @@ export function readableMessage(
     default:
       return /pattern "/.test(message) ? 'is not in the form this takes' : message;
   }
+}
+
+/** What a validator found wrong with one field of a request: where (as the kit names it), the failed keyword, its message. */
+export interface Finding {
+  field: string;
+  keyword: string | undefined;
+  message: string;
+}
+
+/**
+ * The details of a 400 from what a validator (express-openapi-validator, Prism) found, each in
+ * words (see readableMessage); a field of the wrong length is told so, and the pattern it also
+ * fails says no more.
+ */
+export function readableDetails(doc: OpenApiDocument, op: Operation, findings: Finding[], contentType?: string): ProblemDetail[] {
+  const wrongLength = new Set(findings.filter((f) => f.keyword === 'minLength' || f.keyword === 'maxLength').map((f) => f.field));
+  return findings
+    .filter((f) => !(f.keyword === 'pattern' && wrongLength.has(f.field)))
+    .map((f) => ({ field: f.field, message: readableMessage(doc, op, f.field, f, contentType) }));
 }

@@ -149,6 +149,7 @@ function challenge(scheme: SecurityScheme, realm: string, scopes: readonly strin
 
 /** How the kit authenticates an operation's requests: its alternatives, the schemes, the verifiers. */
 export interface SecurityPlan {
+  /** The alternatives in the order they are tried (see triedInOrder). */
   requirements: SecurityRequirement[];
   schemes: Map<string, SecurityScheme>;
   verifiers: Readonly<Record<string, Verifier | undefined>>;
@@ -156,8 +157,18 @@ export interface SecurityPlan {
 }
 
 /**
- * Finds the caller of a request by the operation's security: the alternatives in order (any one
- * suffices; an empty one, or none at all, makes the operation public, and is tried last), each scheme of one
+ * An operation's security alternatives in the order authenticate tries them: as the contract
+ * writes them, an empty one (`{}`: anyone) last, so that credentials that hold name the caller
+ * of an operation open to anyone (`[{}, {key: []}]`).
+ */
+export const triedInOrder = (requirements: SecurityRequirement[]): SecurityRequirement[] => [
+  ...requirements.filter((requirement) => Object.keys(requirement).length > 0),
+  ...requirements.filter((requirement) => Object.keys(requirement).length === 0),
+];
+
+/**
+ * Finds the caller of a request by the operation's security: the plan's alternatives in order
+ * (any one suffices; an empty one, or none at all, makes the operation public), each scheme of one
  * alternative checked by its verifier (all must hold, each with the scopes the requirement
  * names). It never throws: what refuses the request is kept as `failure` (an HttpProblem 401
  * with the challenges of the schemes asked for, a 403 when credentials were valid but lacked a
@@ -169,9 +180,7 @@ export async function authenticate(plan: SecurityPlan, req: IncomingMessage): Pr
   let thrown: unknown;
   let lackingScope: string | undefined;
   const reasons = new Set<string>();
-  // An empty alternative (`{}`: anyone) is tried last, so that credentials that hold name the caller.
-  const anyone = plan.requirements.filter((requirement) => Object.keys(requirement).length === 0);
-  for (const requirement of [...plan.requirements.filter((requirement) => Object.keys(requirement).length > 0), ...anyone]) {
+  for (const requirement of plan.requirements) {
     const callers: Record<string, unknown> = {};
     const granted = new Set<string>();
     let held = true;

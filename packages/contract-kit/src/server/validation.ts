@@ -5,8 +5,8 @@ import type { Operation } from '../contract/operations.js';
 import { isLengthGuardError, lengthBeforePattern } from './length-before-pattern.js';
 import { fixSchemas, validatorParameter } from './schema-fixes.js';
 import { essenceOf, kindOf, type BodyKind } from './media-types.js';
-import { HttpProblem, invalidRequest, type KitProblemCode, type ProblemDetail } from './problems.js';
-import { readableMessage } from './readable-messages.js';
+import { HttpProblem, invalidRequest, type KitProblemCode } from './problems.js';
+import { readableDetails } from './readable-messages.js';
 
 /** Every `#/...` a node refers to, and what those refer to in turn. */
 function referencedPointers(doc: OpenApiDocument, node: unknown, found = new Set<string>()): Set<string> {
@@ -198,8 +198,6 @@ function fieldOf(path: string, names: readonly string[], rawLast: boolean): stri
   return location ? [location, ...rest].join('.') : ['body', where, ...rest].join('.');
 }
 
-const LENGTH_ERRORS = new Set(['minLength.openapi.validation', 'maxLength.openapi.validation']);
-
 /** `maxLength.openapi.validation` → `maxLength`: the JSON Schema keyword of a validator error. */
 const keywordOf = (errorCode: string | undefined) => errorCode?.replace(/\.openapi\.validation$/, '');
 
@@ -215,18 +213,14 @@ export function problemOfValidatorError(error: ValidatorError, doc: OpenApiDocum
   const names = pathParameterNames(op);
   switch (error.status) {
     case 400: {
-      const found = (error.errors ?? [])
+      const findings = (error.errors ?? [])
         .filter((e) => !isLengthGuardError(e))
-        .map((e) => ({ ...e, field: fieldOf(e.path, names, RAW_NAME_ERRORS.has(e.errorCode ?? '')) }));
-      // A field of the wrong length is told so; the pattern it also fails says no more.
-      const wrongLength = new Set(found.filter((e) => LENGTH_ERRORS.has(e.errorCode ?? '')).map((e) => e.field));
-      const details: ProblemDetail[] = found
-        .filter((e) => !(e.errorCode === 'pattern.openapi.validation' && wrongLength.has(e.field)))
-        .slice(0, MAX_DETAILS)
         .map((e) => ({
-          field: e.field,
-          message: readableMessage(doc, op, e.field, { keyword: keywordOf(e.errorCode), message: e.message }, req.get('content-type')),
+          field: fieldOf(e.path, names, RAW_NAME_ERRORS.has(e.errorCode ?? '')),
+          keyword: keywordOf(e.errorCode),
+          message: e.message,
         }));
+      const details = readableDetails(doc, op, findings, req.get('content-type')).slice(0, MAX_DETAILS);
       return invalidRequest(details.length > 0 ? details : [{ field: 'request', message: error.message }]);
     }
     case 404:
