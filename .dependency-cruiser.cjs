@@ -78,7 +78,7 @@ module.exports = {
       severity: 'error',
       comment: 'The service and the commands import contract-kit as a project that installed it would: its index, never its files.',
       from: { pathNot: '^packages/contract-kit/' },
-      to: { path: '^packages/contract-kit/src/', pathNot: '^packages/contract-kit/src/((codegen/)?index|breaking)[.]ts$' },
+      to: { path: '^packages/contract-kit/src/', pathNot: '^packages/contract-kit/src/((codegen/|testing/)?index|breaking)[.]ts$' },
     },
     {
       name: 'domain-does-not-use-http',

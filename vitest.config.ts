@@ -15,6 +15,7 @@ export default defineConfig({
       '@animal-store/client': fileURLToPath(new URL('./packages/client/src/index.ts', import.meta.url)),
       'contract-kit/codegen': fileURLToPath(new URL('./packages/contract-kit/src/codegen/index.ts', import.meta.url)),
       'contract-kit/breaking': fileURLToPath(new URL('./packages/contract-kit/src/breaking.ts', import.meta.url)),
+      'contract-kit/testing': fileURLToPath(new URL('./packages/contract-kit/src/testing/index.ts', import.meta.url)),
       'contract-kit': fileURLToPath(new URL('./packages/contract-kit/src/index.ts', import.meta.url)),
     },
   },

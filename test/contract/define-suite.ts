@@ -12,9 +12,10 @@ export function defineContractSuite(
   getTarget: () => ContractTarget,
   { only = () => true }: { only?: (contractCase: ContractCase) => boolean } = {},
 ): void {
-  const checker = new ContractChecker(loadSpec());
+  const doc = loadSpec();
+  const checker = new ContractChecker(doc);
   describe(`contract suite against ${label}`, () => {
-    for (const contractCase of contractCases.filter(only)) {
+    for (const contractCase of contractCases(doc).filter(only)) {
       it(contractCase.name, () => contractCase.run(getTarget(), checker));
     }
   });

@@ -1,3 +1,4 @@
+import { loadSpec } from '../../src/contract/load-spec.js';
 import { contractCases, ContractViolationError, type ContractCase, type ContractTarget } from './cases.js';
 import type { ContractChecker } from './conformance.js';
 
@@ -11,7 +12,7 @@ export async function runContractCases(
   only: (contractCase: ContractCase) => boolean = () => true,
 ): Promise<Map<string, string | null>> {
   const outcomes = new Map<string, string | null>();
-  for (const c of contractCases.filter(only)) {
+  for (const c of contractCases(loadSpec()).filter(only)) {
     try {
       await c.run(target, checker);
       outcomes.set(c.name, null);

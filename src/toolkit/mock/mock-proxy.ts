@@ -107,7 +107,14 @@ export class MockProxy {
       const path = queryAt === -1 ? url : url.slice(0, queryAt);
       return this.sendError(res, { code: 'not_found', message: `No route ${req.method} ${path}.`, status: 404 });
     }
-    const info = match?.byMethod.get(req.method ?? 'GET');
+    const info = match.byMethod.get(req.method ?? 'GET');
+    // A method the path does not have is a 405 naming those it has, as the service answers it
+    // (OPTIONS, a CORS preflight, is Prism's to answer).
+    if (!info && req.method !== 'OPTIONS') {
+      const path = queryAt === -1 ? url : url.slice(0, queryAt);
+      const refusal = { code: 'method_not_allowed', message: `${path} does not take ${req.method}.`, status: 405 };
+      return this.sendError(res, refusal, { Allow: [...match.byMethod.keys()].join(', ') });
+    }
     const op = info && this.contract.operations.get(info);
     const preferHeader = [req.headers.prefer ?? []].flat().join(', ') || undefined;
     const asked = preferParts(preferHeader).get('code');

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadContract } from '../contract/load-contract.js';
-import { basePathsOf } from '../contract/servers.js';
 import { parseCommand, portOf } from './command-line.js';
+import { mockDocument } from './mock-document.js';
 import { binOf, redocly, runTool } from './tools.js';
 
 export const LINT_HELP = `Usage: contract-kit lint [--spec FILE]
@@ -32,8 +32,9 @@ export const MOCK_HELP = `Usage: contract-kit mock [--spec FILE] [--port N] [--h
 
 Serves a mock of the contract with Prism at the same paths as the server: under the path of
 each of the contract's servers (/v1/... for https://api.example.com/v1). Each operation
-answers with its examples (or values made from its schemas), and requests are checked against
-the contract. It stops with the command (Ctrl+C, or SIGTERM to it).
+answers with its examples (or values made from its schemas, valid for them), with the
+Deprecation, Sunset and Link headers of a deprecated operation, and requests are checked
+against the contract. It stops with the command (Ctrl+C, or SIGTERM to it).
 
 Options:
   --spec FILE   The contract (default openapi.yaml).
@@ -75,15 +76,10 @@ export async function mock(args: string[], cwd = process.cwd()): Promise<number>
   const { spec, port, host } = parsed.values;
   const portNumber = portOf(port);
   const doc = await loadContract(resolve(cwd, spec), spec);
-  // Prism serves a contract's paths at the root of its port: the mock's copy puts them under the
-  // servers' paths, as the real server serves them.
-  const paths = Object.fromEntries(
-    basePathsOf(doc).flatMap((base) => Object.entries(doc.paths ?? {}).map(([path, item]) => [`${base}${path}`, item])),
-  );
   const dir = mkdtempSync(join(tmpdir(), 'contract-kit-mock-'));
   try {
     const served = join(dir, 'contract.json');
-    writeFileSync(served, JSON.stringify({ ...doc, servers: [{ url: `http://${host}:${portNumber}` }], paths }));
+    writeFileSync(served, JSON.stringify(mockDocument(doc, `http://${host}:${portNumber}`)));
     return await runTool(binOf('@stoplight/prism-cli', 'prism'), ['mock', served, '--port', String(portNumber), '--host', host]);
   } finally {
     rmSync(dir, { recursive: true, force: true });

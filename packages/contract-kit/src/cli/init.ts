@@ -11,12 +11,14 @@ contract-kit) to serve it, and says what it wrote. It never overwrites a file, n
 dependency package.json already has:
 
   package.json      "type": "module" (the files below are ES modules); the scripts generate,
-                    start, test, typecheck, mock, docs, lint and check:breaking; express and
+                    start, test, typecheck, mock, docs, lint, check:breaking and conform; express and
                     openapi-fetch, and for development typescript, tsx, vitest and the types
   tsconfig.json     strict TypeScript for Node.js
   src/context.ts    what your handlers get besides their input (empty to begin with)
   src/security.ts   one verifying function per security scheme of the contract; each refuses
                     every request until you write it
+  src/errors.ts     the error body of every refusal: RFC 9457 problem details until you write
+                    your contract's error shape there (the server says at start if it differs)
   src/app.ts        the Express app: the contract served with the handlers and the security
   src/server.ts     listens on PORT (default 3000), stops on SIGTERM and SIGINT
   test/app.test.ts  a test that every operation of the contract is routed (it passes at once)
@@ -49,6 +51,7 @@ function scriptsFor(spec: string): Record<string, string> {
     docs: `contract-kit docs${option}`,
     lint: `contract-kit lint${option}`,
     'check:breaking': `contract-kit check-breaking${option}`,
+    conform: `contract-kit conform${option}`,
   };
 }
 
@@ -107,11 +110,23 @@ function security(schemes: Map<string, SecurityScheme>): string {
   );
 }
 
+const ERRORS = `import { problemDetails, type ProblemFormatter } from 'contract-kit';
+
+/**
+ * The body of every refusal and failure (a 400 with its details, a 401, a 404, a 500): RFC 9457
+ * problem details as application/problem+json. If your contract declares another error shape,
+ * build it here from the problem ({ status, code, message, details, headers }) in the media type
+ * given (the one the operation declares for that status); the server says at start when they differ.
+ */
+export const errors: ProblemFormatter = problemDetails;
+`;
+
 const app = (spec: string) => `import { fileURLToPath } from 'node:url';
 import express from 'express';
 import { contractServer, loadContract } from 'contract-kit';
 import { handlers } from '../generated/handlers.js';
 import { context } from './context.js';
+import { errors } from './errors.js';
 import { security } from './security.js';
 
 /** The contract this app serves. */
@@ -124,6 +139,7 @@ export async function createApp() {
     label: '${spec}',
     handlers,
     security,
+    errors,
     context: () => context,
     // A 500 says nothing to the client: its reason (a handler's error, an answer the contract does not allow) is logged here.
     onError: (error, problem, req) => {
@@ -230,6 +246,7 @@ export async function init(args: string[], cwd = process.cwd()): Promise<number>
     ['tsconfig.json', TSCONFIG],
     ['src/context.ts', CONTEXT],
     ['src/security.ts', security(schemes)],
+    ['src/errors.ts', ERRORS],
     ['src/app.ts', app(relative(cwd, resolve(cwd, spec)).split('\\').join('/'))],
     ['src/server.ts', SERVER],
     ['test/app.test.ts', TEST],

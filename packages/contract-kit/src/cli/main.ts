@@ -5,6 +5,7 @@
 import { ContractError } from '../contract/document.js';
 import { CommandError, UsageError } from './command-line.js';
 import { checkBreaking, CHECK_BREAKING_HELP } from './check-breaking.js';
+import { conform, CONFORM_HELP } from './conform.js';
 import { docs, DOCS_HELP, lint, LINT_HELP, mock, MOCK_HELP } from './documents.js';
 import { generate, GENERATE_HELP } from './generate.js';
 import { init, INIT_HELP } from './init.js';
@@ -18,6 +19,7 @@ Commands (each takes --spec FILE, default openapi.yaml, and --help):
   docs             render the contract's reference as one HTML file (Redocly)
   mock             serve a mock of the contract (Prism)
   check-breaking   list the changes since an earlier version that would break a client
+  conform          check a running server against the contract, case by case
 
 Run contract-kit COMMAND --help for a command's options.
 `;
@@ -29,6 +31,7 @@ const COMMANDS: Record<string, { run: (args: string[]) => Promise<number>; help:
   docs: { run: docs, help: DOCS_HELP },
   mock: { run: mock, help: MOCK_HELP },
   'check-breaking': { run: checkBreaking, help: CHECK_BREAKING_HELP },
+  conform: { run: conform, help: CONFORM_HELP },
 };
 
 async function main(args: string[]): Promise<number> {

@@ -15,6 +15,8 @@ export interface Parameter {
   /** Whether an array or object is sent as repeated parameters (`explode`, true by default for query and cookie parameters). */
   explode: boolean;
   schema: unknown;
+  /** Its example values (`example`, and each of `examples`' values), for a client to send. */
+  examples: unknown[];
 }
 
 /** A media type an operation reads or writes, and its schema. */
@@ -81,6 +83,13 @@ function parametersOf(doc: OpenApiDocument, pathLevel: unknown[], opLevel: unkno
         explode:
           typeof p.explode === 'boolean' ? p.explode : (p.style ?? (p.in === 'query' || p.in === 'cookie' ? 'form' : 'simple')) === 'form',
         schema,
+        examples: [
+          p.example,
+          ...Object.entries((p.examples as Record<string, unknown> | undefined) ?? {}).map(
+            ([name, e]) =>
+              resolveRef<{ value?: unknown } | undefined>(doc, e, `${at}/parameters/${i}/examples/${escapePointer(name)}`)?.value,
+          ),
+        ].filter((e) => e !== undefined),
       });
     });
   }

@@ -50,7 +50,7 @@ function unicodePattern(pattern: string): string {
 }
 
 /** One schema object made compilable, in place. */
-function fixSchema(schema: Record<string, unknown>, openapi31: boolean): void {
+export function fixSchema(schema: Record<string, unknown>, openapi31: boolean): void {
   // `nullable` says nothing without a `type` (any value, null included, is already valid).
   if ('nullable' in schema && schema.type === undefined) delete schema.nullable;
   // No value is valid: Ajv refuses an empty `enum`, and takes `not: {}`.
@@ -92,7 +92,7 @@ const NAME_MAPS = new Set([
 ]);
 
 /** Applies `fix` to every object of `node` that may be a schema (not inside data keywords). */
-function visit(node: unknown, fix: (object: Record<string, unknown>) => void, namesOnly = false): void {
+export function visit(node: unknown, fix: (object: Record<string, unknown>) => void, namesOnly = false): void {
   if (Array.isArray(node)) {
     for (const item of node) visit(item, fix);
     return;

@@ -4,7 +4,7 @@
  * install the tarball, copy in the contract, contract-kit init, npm install, generate, a handler
  * written, typecheck, npm test, npm start, requests over HTTP, the mock, check:breaking.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,6 +52,7 @@ for (const adoption of ADOPTIONS) {
       dir = await project(adoption);
       writeFileSync(join(dir, 'src', 'handlers', `${adoption.handler.name}.ts`), adoption.handler.source);
       writeFileSync(join(dir, 'src', 'security.ts'), adoption.security);
+      if (adoption.errors) writeFileSync(join(dir, 'src', 'errors.ts'), adoption.errors);
     });
 
     it('type-checks with the handler written, and its test passes', async () => {
@@ -80,12 +81,43 @@ for (const adoption of ADOPTIONS) {
       }
     });
 
+    it('passes contract-kit conform, made from the contract alone, but for the stubs, each named as such', async () => {
+      const port = await freePort();
+      const server = await startScript(dir, 'start', [], { PORT: String(port) }, /Listening on/);
+      try {
+        const credentials = adoption.credentials.flatMap((c) => ['--credential', c]);
+        const checked = await inProject(dir, 'npm', ['run', 'conform', '--', '--url', `http://127.0.0.1:${port}`, ...credentials]);
+        // Each failure: its name, the request, and one violation alone (no second "- " line).
+        const failed = [...checked.output.matchAll(/^FAIL {2}(\S+): (.*)\n {6}.* breaks the contract:\n {8}- (.*)\n(?! {8}- )/gm)];
+        const handlerFiles = readdirSync(join(dir, 'src', 'handlers')).map((file) => file.replace(/\.ts$/, ''));
+        const unwritten = new Set(handlerFiles.filter((name) => name !== adoption.handler.name));
+        expect(checked.code, checked.output).toBe(1);
+        expect(checked.output).not.toMatch(/^skip /m);
+        // Each stub fails its valid request, with what to do as the only violation; nothing else fails.
+        expect(failed.map((m) => m[1]).sort(), checked.output).toEqual([...unwritten].sort());
+        expect(checked.output.match(/^FAIL /gm)?.length, checked.output).toBe(unwritten.size);
+        for (const m of failed) {
+          expect(m[2], checked.output).toMatch(/^a valid request/);
+          expect(m[3], checked.output).toBe(`${m[1]} is not implemented yet: its handler answers 501 until it is written`);
+        }
+        expect(checked.output).toMatch(new RegExp(`^ok {4}${adoption.handler.name}: a valid request`, 'm'));
+      } finally {
+        await stop(server);
+      }
+    });
+
     it('serves a mock of the contract with npm run mock, at the server paths', async () => {
       const port = await freePort();
       const mock = await startScript(dir, 'mock', ['--port', String(port)], {}, /Prism is listening/);
       try {
         const response = await fetch(`http://127.0.0.1:${port}${adoption.basePath}${adoption.mockPath}`);
         expect(response.status, await response.text()).toBe(200);
+        // Every operation's valid request, as contract-kit conform makes it, is answered as the contract declares.
+        const credentials = adoption.credentials.flatMap((c) => ['--credential', c]);
+        const url = ['--url', `http://127.0.0.1:${port}`];
+        const checked = await inProject(dir, 'npm', ['run', 'conform', '--', ...url, '--kinds', 'valid', ...credentials]);
+        expect(checked.code, checked.output).toBe(0);
+        expect(checked.output).not.toMatch(/^skip /m);
       } finally {
         await stop(mock);
       }

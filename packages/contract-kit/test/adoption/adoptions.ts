@@ -22,6 +22,10 @@ export interface Adoption {
   handler: { name: string; source: string };
   /** The project's src/security.ts, accepting the test's credentials. */
   security: string;
+  /** Those credentials, as contract-kit conform takes them (`--credential SCHEME=VALUE`). */
+  credentials: string[];
+  /** The project's src/errors.ts, when the contract's error body is not init's RFC 9457 problem details. */
+  errors?: string;
   /** An operation left a stub, which the server names at start. */
   stub: string;
   requests: Check[];
@@ -57,6 +61,14 @@ export const security: Record<string, Verifier> = {
   oauth: (c) => ('token' in c && c.token === 'good' ? { caller: 'librarian', scopes: ['books:write'] } : undefined),
 };
 `,
+    credentials: ['headerKey=good', 'queryKey=good', 'oauth=good'],
+    errors: `import type { ProblemFormatter } from 'contract-kit';
+
+export const errors: ProblemFormatter = (problem, { contentType }) => ({
+  contentType,
+  body: { error: { kind: problem.code, text: problem.message, fields: problem.details.map((d) => d.field) } },
+});
+`,
     stub: 'putCover',
     requests: [
       { what: 'the handler written, public', path: '/books', status: 200, body: { 0: { title: 'Emma' } } },
@@ -65,7 +77,7 @@ export const security: Record<string, Verifier> = {
         path: '/books/9780441013593/cover',
         init: { method: 'PUT', headers: { 'X-Library-Key': 'good', 'Content-Type': 'application/octet-stream' }, body: 'bytes' },
         status: 501,
-        body: problem(501),
+        body: { error: { kind: 'not_implemented' } },
       },
       {
         what: 'no key',
@@ -73,7 +85,7 @@ export const security: Record<string, Verifier> = {
         init: { method: 'PUT', headers: { 'Content-Type': 'application/octet-stream' }, body: 'bytes' },
         status: 401,
         headers: { 'www-authenticate': null },
-        body: problem(401),
+        body: { error: { kind: 'unauthorized' } },
       },
       {
         what: 'no token',
@@ -87,8 +99,8 @@ export const security: Record<string, Verifier> = {
         path: '/books',
         init: { method: 'POST', headers: { ...form, Authorization: 'Bearer good' }, body: 'title=&copies=none' },
         status: 400,
-        headers: { 'content-type': 'application/problem+json; charset=utf-8' },
-        body: problem(400),
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+        body: { error: { kind: 'invalid_request', fields: ['body.title', 'body.copies'] } },
       },
     ],
     mockPath: '/books',
@@ -108,6 +120,7 @@ export const security: Record<string, Verifier> = {
   bearerAuth: (c) => ('token' in c && c.token === 'good' ? { caller: 'holder' } : undefined),
 };
 `,
+    credentials: ['basicAuth=ada:good', 'bearerAuth=good'],
     stub: 'createBooking',
     requests: [
       { what: 'the handler written, public', path: '/stations?limit=3', status: 200, body: { 0: { name: 'Central' } } },
@@ -148,6 +161,7 @@ export const security: Record<string, Verifier> = {
     basePath: '',
     handler: { name: 'listParts', source: handler('listParts', "[{ sku: 'ABC-1234', weight: 2 }]") },
     security: "import type { Verifier } from 'contract-kit';\n\nexport const security: Record<string, Verifier> = {};\n",
+    credentials: [],
     stub: 'addPart',
     requests: [
       { what: 'the handler written', path: '/parts', status: 200 },

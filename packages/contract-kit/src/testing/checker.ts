@@ -1,0 +1,178 @@
+import { resolveRef, type OpenApiDocument } from '../contract/document.js';
+import { listOperations, type Operation } from '../contract/operations.js';
+import { ContractSchemas } from './schemas.js';
+
+/** What a client saw: enough of a response to check it against the contract. */
+export interface ObservedResponse {
+  status: number;
+  headers: Headers;
+  /** The body as received, before any parsing. */
+  text: string;
+  /** Violations the target itself reported for this exchange (a validating proxy's). */
+  reported?: string[];
+}
+
+interface HeaderObject {
+  required?: boolean;
+  schema?: Record<string, unknown>;
+}
+interface ResponseObject {
+  headers?: Record<string, unknown>;
+  content?: Record<string, { schema?: unknown }>;
+}
+
+export interface CheckerOptions {
+  /**
+   * What to write for an operation whose handler is still the stub `contract-kit generate` wrote
+   * (it answers 501 `not_implemented`); by default, that its handler is to be written.
+   */
+  stubHint?: (operation: Operation) => string;
+}
+
+/** Whether a media type carries JSON (`application/json`, `application/problem+json`). */
+export const isJsonMediaType = (type: string) => /^application\/(?:[\w.-]+\+)?json$/i.test(type);
+
+/** The declared media type that `contentType` matches: itself, `type/*`, or `*\/*`. */
+function declaredMedia<T>(content: Record<string, T>, contentType: string): T | undefined {
+  const lower = Object.fromEntries(Object.entries(content).map(([type, media]) => [type.toLowerCase(), media]));
+  return lower[contentType] ?? lower[`${contentType.split('/')[0]}/*`] ?? lower['*/*'];
+}
+
+/**
+ * Checks observed responses against a contract, operation by operation: the status is one the
+ * operation declares (itself, `4XX`, or `default`), every declared header that is required is
+ * there and every one there is valid, the content type is declared and a JSON body matches its
+ * schema, and a deprecated operation's answers carry Deprecation, and Sunset and Link where the
+ * contract names a sunset (`x-sunset`) and a successor (`x-successor`). Returns one sentence per
+ * violation. A service adds its own rules by extending it.
+ */
+export class ContractChecker {
+  readonly schemas: ContractSchemas;
+  private readonly operations = new Map<string, Operation>();
+
+  constructor(
+    protected readonly doc: OpenApiDocument,
+    private readonly options: CheckerOptions = {},
+  ) {
+    this.schemas = new ContractSchemas(doc);
+    for (const op of listOperations(doc)) {
+      this.operations.set(op.name, op);
+      if (op.operationId) this.operations.set(op.operationId, op);
+    }
+  }
+
+  /** Validates `value` against a schema of the contract, returning readable errors. */
+  validate(schema: unknown, value: unknown): string[] {
+    return this.schemas.errors(schema, value);
+  }
+
+  /**
+   * Checks a response of an operation (its name or operationId). The 501 of a handler not
+   * written yet is reported as just that, not as a status the contract does not declare.
+   */
+  checkResponse(operationName: string, observed: ObservedResponse): string[] {
+    const op = this.operations.get(operationName);
+    if (!op) return [`operation ${operationName} is not in the contract`];
+    const unimplemented = this.notImplemented(operationName, observed);
+    if (unimplemented) return [unimplemented];
+    const responses = (op.raw.responses ?? {}) as Record<string, unknown>;
+    const raw = responses[String(observed.status)] ?? responses[`${String(observed.status)[0]}XX`] ?? responses.default;
+    if (!raw) {
+      return [`status ${observed.status} is not declared for ${op.name} (declared: ${Object.keys(responses).join(', ')})`];
+    }
+    const response = resolveRef<ResponseObject>(this.doc, raw);
+    const violations = [...this.checkHeaders(response, observed), ...this.checkBody(response, observed)];
+    if (op.deprecated) violations.push(...this.checkDeprecation(op, observed));
+    return violations;
+  }
+
+  /**
+   * What to write when `observed` is the stub's answer (`contract-kit generate` wrote it; its
+   * handler is not written yet): a 501 whose error body carries the code `not_implemented`, of an
+   * operation that does not declare 501 itself. Else null.
+   */
+  notImplemented(operationName: string, observed: ObservedResponse): string | null {
+    const op = this.operations.get(operationName);
+    if (!op || observed.status !== 501 || '501' in op.responses) return null;
+    if (!/"not_implemented"/.test(observed.text)) return null;
+    return this.options.stubHint?.(op) ?? `${op.name} is not implemented yet: its handler answers 501 until it is written`;
+  }
+
+  /**
+   * Checks an answer no operation declares (a path outside the contract, a method its path does
+   * not have): here, that a JSON body parses. A service with a fixed error body checks it too.
+   */
+  checkErrorResponse(observed: ObservedResponse): string[] {
+    const contentType = observed.headers.get('content-type')?.split(';')[0]?.trim() ?? '';
+    if (!isJsonMediaType(contentType)) return [];
+    try {
+      JSON.parse(observed.text);
+      return [];
+    } catch {
+      return [`body is not valid JSON: ${JSON.stringify(observed.text.slice(0, 200))}`];
+    }
+  }
+
+  protected checkHeaders(response: ResponseObject, observed: ObservedResponse): string[] {
+    const violations: string[] = [];
+    for (const [name, rawHeader] of Object.entries(response.headers ?? {})) {
+      if (name.toLowerCase() === 'content-type') continue;
+      const header = resolveRef<HeaderObject>(this.doc, rawHeader);
+      const value = observed.headers.get(name);
+      if (value === null) {
+        if (header.required) violations.push(`missing header ${name}`);
+        continue;
+      }
+      if (!header.schema) continue;
+      const schema = resolveRef<{ type?: unknown }>(this.doc, header.schema);
+      const typed =
+        (schema.type === 'integer' || schema.type === 'number') && value.trim() !== '' && Number.isFinite(Number(value))
+          ? Number(value)
+          : schema.type === 'boolean' && (value === 'true' || value === 'false')
+            ? value === 'true'
+            : value;
+      for (const error of this.validate(header.schema, typed)) {
+        violations.push(`header ${name}: ${JSON.stringify(value)} ${error.replace('(root) ', '')}`);
+      }
+    }
+    return violations;
+  }
+
+  protected checkBody(response: ResponseObject, observed: ObservedResponse): string[] {
+    const content = response.content;
+    if (!content || Object.keys(content).length === 0) {
+      return observed.text.length > 0 ? [`body must be empty for status ${observed.status}, got ${observed.text.length} bytes`] : [];
+    }
+    const contentType = observed.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() ?? '';
+    const media = declaredMedia(content, contentType);
+    if (!media) {
+      return [`content type "${contentType}" is not declared for status ${observed.status} (declared: ${Object.keys(content).join(', ')})`];
+    }
+    if (!isJsonMediaType(contentType)) return [];
+    let body: unknown;
+    try {
+      body = JSON.parse(observed.text);
+    } catch {
+      return [`body is not valid JSON: ${JSON.stringify(observed.text.slice(0, 200))}`];
+    }
+    return media.schema === undefined ? [] : this.validate(media.schema, body).map((e) => `body ${e}`);
+  }
+
+  protected checkDeprecation(op: Operation, observed: ObservedResponse): string[] {
+    const violations: string[] = [];
+    const deprecation = observed.headers.get('Deprecation');
+    if (!deprecation || !/^@-?\d+$/.test(deprecation)) {
+      violations.push(`deprecated operation: Deprecation header must be an RFC 9745 date (@<seconds>), got ${JSON.stringify(deprecation)}`);
+    }
+    const sunset = observed.headers.get('Sunset');
+    const expected = op.sunset ? new Date(op.sunset).toUTCString() : null;
+    if (expected !== null && sunset !== expected) {
+      violations.push(`deprecated operation: Sunset header must be ${JSON.stringify(expected)}, got ${JSON.stringify(sunset)}`);
+    }
+    const link = observed.headers.get('Link');
+    if (op.successor && (!link || !/rel="?successor-version"?/.test(link))) {
+      violations.push(`deprecated operation: Link header with rel="successor-version" is missing (got ${JSON.stringify(link)})`);
+    }
+    return violations;
+  }
+}

@@ -1,0 +1,122 @@
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { loadContract, type AnyHandler, type ContractServerOptions, type HttpProblem } from 'contract-kit';
+import { conformanceCases, ContractChecker, runConformance, type CaseOutcome, type CredentialSource } from 'contract-kit/testing';
+import { serve } from './serve.js';
+
+const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+
+/** Serves a fixture contract, runs its conformance suite against it, and returns each case's outcome. */
+async function conformanceOf(
+  name: string,
+  basePath: string,
+  options: Omit<ContractServerOptions, 'contract'>,
+  credential: CredentialSource,
+) {
+  const doc = await loadContract(fixture(name));
+  const served = await serve(name, options);
+  try {
+    return await runConformance(conformanceCases(doc), { baseUrl: `${served.origin}${basePath}`, credential }, new ContractChecker(doc));
+  } finally {
+    await served.close();
+  }
+}
+
+const failures = (outcomes: Map<string, CaseOutcome>) =>
+  [...outcomes].filter(([, outcome]) => !('passed' in outcome)).map(([name, outcome]) => `${name}: ${JSON.stringify(outcome)}`);
+
+const library = {
+  handlers: {
+    listBooks: () => ({ status: 200, body: [{ title: 'Dune', copies: 2 }] }),
+    addBook: ({ body }) => ({ status: 201, body: { ...(body as object), tags: [] } }),
+    putCover: () => ({ status: 204 }),
+    addNote: ({ body }) => ({ status: 201, body: `kept: ${String(body).slice(0, 10)}` }),
+    uploadScan: ({ body }) => ({ status: 201, body: { page: (body as { page: number }).page, bytes: 1, filename: 'scan' } }),
+  } satisfies Record<string, AnyHandler>,
+  // The contract's own error body: `{ error: { kind, text, fields } }`.
+  errors: (problem: HttpProblem, { contentType }: { contentType: string }) => ({
+    contentType,
+    body: { error: { kind: problem.code, text: problem.message, fields: problem.details.map((d) => d.field) } },
+  }),
+  security: {
+    headerKey: (c: object) => ('key' in c && c.key === 'k-1' ? { caller: 'desk' } : undefined),
+    queryKey: (c: object) => ('key' in c && c.key === 'k-2' ? { caller: 'kiosk' } : undefined),
+    oauth: (c: object) =>
+      'token' in c && c.token === 'writer' ? { caller: 'librarian', scopes: ['books:read', 'books:write'] } : undefined,
+  },
+};
+const libraryCredentials: CredentialSource = (scheme) => ({ headerKey: 'k-1', queryKey: 'k-2', oauth: 'writer' })[scheme];
+
+const rail = {
+  handlers: {
+    getStations: () => ({ status: 200, headers: { 'X-Total-Count': 1 }, body: [{ id: 1, name: 'Central' }] }),
+    getStationsByStationId: ({ path }) => ({ status: 200, body: { id: path['station-id'], name: 'Central' } }),
+    findStationMap: () => ({ status: 200, body: Buffer.from([0x89, 0x50, 0x4e, 0x47]) }),
+    createBooking: () => ({ status: 201, body: { id: 'b-1', station: 1, seats: 1 } }),
+    deleteOperation: () => ({ status: 200, body: 'booking b-1' }),
+  } satisfies Record<string, AnyHandler>,
+  security: {
+    basicAuth: (c: object) => ('password' in c && c.password === 'secret' ? { caller: 'ada' } : undefined),
+    bearerAuth: (c: object) => ('token' in c && c.token === 'good' ? { caller: 'holder' } : undefined),
+  },
+};
+const railCredentials: CredentialSource = (scheme) => (scheme === 'basicAuth' ? { username: 'ada', password: 'secret' } : undefined);
+
+describe('the conformance suite, made from a contract alone', () => {
+  it('passes every case against a server that keeps a 3.0 contract (apiKeys, OAuth 2, form, multipart, bytes, its own error body)', async () => {
+    const outcomes = await conformanceOf('library-3.0.yaml', '/library', library, libraryCredentials);
+    expect(failures(outcomes)).toEqual([]);
+    // Each kind of case is there: a valid request, no credentials, a broken input, a media type, routing.
+    expect([...outcomes.keys()]).toEqual(
+      expect.arrayContaining([
+        'uploadScan: a valid request (POST /scans) is answered as the contract declares',
+        'putCover: a request without credentials is refused with 401',
+        'putCover: a path parameter isbn its schema refuses is refused with 400',
+        'addBook: a body of a media type it does not declare is refused with 415',
+        'a path outside the contract is answered 404',
+      ]),
+    );
+  });
+
+  it('passes every case against a server that keeps a 3.1 contract (HTTP Basic, XML, odd operationIds)', async () => {
+    const outcomes = await conformanceOf('rail-3.1.yaml', '/api+v2', rail, railCredentials);
+    expect(failures(outcomes)).toEqual([]);
+    expect(outcomes.size).toBeGreaterThan(8);
+  });
+
+  it('fails the cases whose answers break the contract, and names a stub as the only thing wrong with its operation', async () => {
+    const { putCover: _unwritten, ...written } = library.handlers;
+    const outcomes = await conformanceOf(
+      'library-3.0.yaml',
+      '/library',
+      {
+        ...library,
+        // An error body without the text the contract requires, and a handler whose answer the kit refuses to send.
+        errors: (problem) => ({ contentType: 'application/json', body: { error: { kind: problem.code } } }),
+        handlers: { ...written, listBooks: () => ({ status: 200, body: [{ title: 7 }] }) },
+      },
+      libraryCredentials,
+    );
+    const failed = new Map([...outcomes].filter(([, o]) => 'failed' in o).map(([name, o]) => [name, (o as { failed: string }).failed]));
+    expect(failed.get('listBooks: a valid request (GET /books) is answered as the contract declares')).toMatch(
+      /GET \/books → 500 breaks the contract:\n {2}- status 500 is not declared for listBooks/,
+    );
+    expect(failed.get('putCover: a valid request (PUT /books/{isbn}/cover) is answered as the contract declares')).toMatch(
+      /→ 501 breaks the contract:\n {2}- putCover is not implemented yet: its handler answers 501 until it is written$/,
+    );
+    for (const name of [
+      'addBook: a request without credentials is refused with 401',
+      'putCover: a path parameter isbn its schema refuses is refused with 400',
+      'addBook: a body of a media type it does not declare is refused with 415',
+    ])
+      expect(failed.get(name), name).toMatch(/body \/error must have required property 'text'/);
+    expect(outcomes.get('uploadScan: a valid request (POST /scans) is answered as the contract declares')).toEqual({ passed: true });
+  });
+
+  it('skips, saying why, the cases it has no credential for', async () => {
+    const outcomes = await conformanceOf('rail-3.1.yaml', '/api+v2', rail, () => undefined);
+    expect(outcomes.get('createBooking: a valid request (POST /bookings) is answered as the contract declares')).toEqual({
+      skipped: 'createBooking: no credential was given for basicAuth, bearerAuth',
+    });
+  });
+});
