@@ -2,7 +2,16 @@ import fc from 'fast-check';
 import { resolveRef, type OpenApiDocument } from '../../src/contract/load-spec.js';
 import { listOperations, type OperationInfo } from '../../src/contract/operations.js';
 import { needsKey, REFUSALS, undeclaredRefusal, type Refusal } from '../../src/contract/refusals.js';
-import { SchemaValues, toJsonText, UnsupportedSchemaError, wireEdits, type Broken } from './schema-values.js';
+import {
+  ContractSchemas,
+  readingsOf,
+  SchemaValues,
+  toJsonText,
+  UnsupportedSchemaError,
+  wireEdits,
+  type Broken,
+  type ValueOverrides,
+} from 'contract-kit/testing';
 import { wireText } from '../support/wire-text.js';
 
 /** How a generated request authenticates: with a valid key, or with one way of not having one. */
@@ -66,12 +75,6 @@ export type OperationArbitraries =
     }
   | { operation: OperationInfo; unsupported: string };
 
-/**
- * Valid values of some parameters, by `in.name`, made from the schema's: for values only the
- * server can make (`query.cursor`), or to aim at values that exist (`path.petId`).
- */
-export type ValueOverrides = Record<string, (fromSchema: fc.Arbitrary<unknown>) => fc.Arbitrary<unknown>>;
-
 interface ParameterObject {
   name: string;
   in: 'query' | 'path' | 'header' | 'cookie';
@@ -80,8 +83,6 @@ interface ParameterObject {
 }
 
 const LONE_SURROGATE = /\p{Cs}/u;
-/** Strings that are integers only by a stretch (leading zero, plus sign, -0): the contract does not say, so they are not generated. */
-const AMBIGUOUS_INTEGER = /^[+-]?0\d|^\+|^-0$/;
 /** What fetch sends unchanged as a header value: visible Latin-1, inner spaces and tabs. */
 const SENDABLE_HEADER = /^(?:[\x21-\x7E\x80-\xFF](?:[\x20-\x7E\x80-\xFF\t]*[\x21-\x7E\x80-\xFF])?)?$/;
 
@@ -95,7 +96,7 @@ const SENDABLE_HEADER = /^(?:[\x21-\x7E\x80-\xFF](?:[\x20-\x7E\x80-\xFF\t]*[\x21
  * schema the generator makes no value for gets a note instead, and its tests are skipped.
  */
 export function requestArbitraries(doc: OpenApiDocument, overrides: ValueOverrides = {}): Map<string, OperationArbitraries> {
-  const values = new SchemaValues(doc);
+  const values = new SchemaValues(new ContractSchemas(doc));
   const result = new Map<string, OperationArbitraries>();
   for (const operation of listOperations(doc)) {
     try {
@@ -352,19 +353,6 @@ function invalidWireValues(values: SchemaValues, p: ParameterObject, field: stri
       return { value: text, field, kind: refusals.at(-1)! };
     })
     .filter((b): b is Broken => b !== null);
-}
-
-/**
- * The values a parameter's text can stand for: itself, the number it spells plainly
- * (`String(n)` gives it back) and the boolean; null for integers written in a way the contract
- * does not settle (leading zero, plus sign, -0), which are left out.
- */
-function readingsOf(text: string): unknown[] | null {
-  if (AMBIGUOUS_INTEGER.test(text)) return null;
-  const readings: unknown[] = [text];
-  if (text !== '' && String(Number(text)) === text) readings.push(Number(text));
-  if (text === 'true' || text === 'false') readings.push(text === 'true');
-  return readings;
 }
 
 function isScalar(value: unknown): value is string | number | boolean {

@@ -1,9 +1,12 @@
 import fc from 'fast-check';
+import { propertyCases } from 'contract-kit/testing';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { loadSpec } from '../../src/contract/load-spec.js';
 import { listOperations } from '../../src/contract/operations.js';
 import { dropTestSchemas, postgresEnabled } from '../support/services.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
+import { encodeCursor } from '../../src/service/http/pagination.js';
+import { ContractChecker } from '../contract/conformance.js';
 import { propertyHarness, propertyRuns, UNLIMITED, type PropertyHarness } from './harness.js';
 
 /**
@@ -65,4 +68,33 @@ describe.each(engines)('on %s', (engine) => {
         await harness.check(arbitraries(skip).invalid, RUNS);
       }, 120_000);
   });
+});
+
+// contract-kit's own property cases, which any project runs on its contract (contract-kit conform
+// --runs), on this one, on a server of their own: the Animal Store's key as the credential, its
+// checker as the judge, and the values only the server can make (a cursor) or that must differ
+// from request to request (an Idempotency-Key used again with another body is a 422).
+describe("contract-kit's property cases, on SQLite", () => {
+  let server: TestServer;
+  let key: string;
+  beforeAll(async () => {
+    server = await startTestServer({ anonymousLimits: UNLIMITED });
+    key = await server.newKey('enterprise', UNLIMITED);
+  });
+  afterAll(() => server?.close());
+
+  const overrides = {
+    'query.cursor': () => fc.integer({ min: 1, max: 5000 }).map(encodeCursor),
+    'header.Idempotency-Key': () => fc.uuid(),
+  };
+  for (const property of propertyCases(doc, { runs: Math.ceil(RUNS / 5), seed: 1, overrides })) {
+    it(
+      property.name,
+      async () => {
+        const cannot = await property.run({ baseUrl: server.baseUrl, credential: () => key }, new ContractChecker(doc));
+        if (cannot !== undefined) throw new Error(`the case cannot be run: ${cannot}`);
+      },
+      120_000,
+    );
+  }
 });

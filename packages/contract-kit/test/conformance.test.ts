@@ -1,7 +1,14 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadContract, type AnyHandler, type ContractServerOptions, type HttpProblem } from 'contract-kit';
-import { conformanceCases, ContractChecker, runConformance, type CaseOutcome, type CredentialSource } from 'contract-kit/testing';
+import {
+  conformanceCases,
+  ContractChecker,
+  propertyCases,
+  runConformance,
+  type CaseOutcome,
+  type CredentialSource,
+} from 'contract-kit/testing';
 import { serve } from './serve.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
@@ -12,11 +19,14 @@ async function conformanceOf(
   basePath: string,
   options: Omit<ContractServerOptions, 'contract'>,
   credential: CredentialSource,
+  runs = 0,
 ) {
   const doc = await loadContract(fixture(name));
   const served = await serve(name, options);
+  // With runs, the property cases (generated requests) in place of the fixed ones.
+  const cases = runs > 0 ? propertyCases(doc, { runs, seed: 1 }) : conformanceCases(doc);
   try {
-    return await runConformance(conformanceCases(doc), { baseUrl: `${served.origin}${basePath}`, credential }, new ContractChecker(doc));
+    return await runConformance(cases, { baseUrl: `${served.origin}${basePath}`, credential }, new ContractChecker(doc));
   } finally {
     await served.close();
   }
@@ -99,7 +109,7 @@ describe('the conformance suite, made from a contract alone', () => {
     );
     const failed = new Map([...outcomes].filter(([, o]) => 'failed' in o).map(([name, o]) => [name, (o as { failed: string }).failed]));
     expect(failed.get('listBooks: a valid request (GET /books) is answered as the contract declares')).toMatch(
-      /GET \/books → 500 breaks the contract:\n {2}- status 500 is not declared for listBooks/,
+      /GET \/books → 500 breaks the contract:\n {2}- a valid request was answered 500: .*\n {2}- status 500 is not declared for listBooks/,
     );
     expect(failed.get('putCover: a valid request (PUT /books/{isbn}/cover) is answered as the contract declares')).toMatch(
       /→ 501 breaks the contract:\n {2}- putCover is not implemented yet: its handler answers 501 until it is written$/,
@@ -119,4 +129,34 @@ describe('the conformance suite, made from a contract alone', () => {
       skipped: 'createBooking: no credential was given for basicAuth, bearerAuth',
     });
   });
+
+  it('holds a server to generated requests: valid ones answered as declared, invalid ones refused with 400', async () => {
+    const libraryOutcomes = await conformanceOf('library-3.0.yaml', '/library', library, libraryCredentials, 100);
+    const railOutcomes = await conformanceOf('rail-3.1.yaml', '/api+v2', rail, railCredentials, 100);
+    expect(failures(railOutcomes)).toEqual([
+      // A path parameter of any string: no text breaks it.
+      'deleteOperation: 100 generated invalid requests are refused with 400: {"skipped":"deleteOperation: it has no input a schema can refuse"}',
+    ]);
+    expect(railOutcomes.get('getStations: 100 generated invalid requests are refused with 400')).toEqual({ passed: true });
+    // Forms, multipart and text bodies are made as the fixed cases make them; only JSON bodies are edited.
+    expect(failures(libraryOutcomes).filter((f) => !f.includes('"skipped":"'))).toEqual([]);
+    expect(libraryOutcomes.get('putCover: 100 generated invalid requests are refused with 400')).toEqual({ passed: true });
+  }, 60_000);
+
+  it('reports a generated request the server answers against the contract, with the seed that replays it', async () => {
+    const outcomes = await conformanceOf(
+      'rail-3.1.yaml',
+      '/api+v2',
+      // Refuses a limit above 9 that the contract allows (up to 50).
+      { ...rail, handlers: { ...rail.handlers, getStations: ({ query }) => ({ status: Number(query.limit) > 9 ? 500 : 200, body: [] }) } },
+      railCredentials,
+      100,
+    );
+    const outcome = outcomes.get('getStations: 100 generated valid requests are answered as the contract declares');
+    expect(outcome).toHaveProperty('failed');
+    const limit = /Counterexample: \[GET \/stations\?limit=(\d+) /.exec((outcome as { failed: string }).failed)?.[1];
+    expect(Number(limit)).toBeGreaterThan(9);
+    expect((outcome as { failed: string }).failed).toMatch(/\{ seed: 1, path: "[\d:]+"/);
+    expect((outcome as { failed: string }).failed).toMatch(/a valid request was answered 500/);
+  }, 60_000);
 });

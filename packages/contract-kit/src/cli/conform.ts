@@ -4,12 +4,13 @@ import { basePathsOf } from '../contract/servers.js';
 import { securitySchemesOf } from '../server/security.js';
 import { ContractChecker } from '../testing/checker.js';
 import { conformanceCases, runConformance, type CaseKind } from '../testing/conformance.js';
+import { propertyCases } from '../testing/property.js';
 import type { Credential } from '../testing/requests.js';
 import { CommandError, parseCommand, UsageError } from './command-line.js';
 
-const KINDS: readonly CaseKind[] = ['valid', 'credentials', 'invalid', 'media-type', 'routing'];
+const KINDS: readonly CaseKind[] = ['valid', 'credentials', 'invalid', 'media-type', 'routing', 'property'];
 
-export const CONFORM_HELP = `Usage: contract-kit conform [--spec FILE] [--url URL] [--credential SCHEME=VALUE]... [--kinds LIST]
+export const CONFORM_HELP = `Usage: contract-kit conform [--spec FILE] [--url URL] [--credential SCHEME=VALUE]... [--runs N [--seed N]] [--kinds LIST]
 
 Checks a running server against the contract with a suite made from the contract alone, and
 prints each case: for each operation, a valid request (its parameters and body from the
@@ -17,6 +18,10 @@ contract's examples, else made from its schemas) answered with a status it decla
 shape it declares; without credentials, 401; each parameter and a JSON body its schema refuses,
 400; a body of a media type it does not declare, 415; and a path outside the contract (404) and a
 method a path lacks (405, with Allow). A handler still the stub of generate is named as such.
+With --runs N, for each operation also N generated valid requests (fast-check, values made from
+the schemas) each answered as declared, and N generated invalid ones (a parameter or a JSON body
+its schema refuses, a required parameter left out) each refused with 400; a failure is reported
+with the request and the seed that replays it.
 Exits 1 when a case fails; a case it has no credential or value for is skipped, saying why.
 
 Options:
@@ -25,6 +30,8 @@ Options:
                              path of the contract's first server is added (/v1).
   --credential SCHEME=VALUE  A valid credential for a security scheme of the contract (an API
                              key, a token, or user:password for HTTP Basic); once per scheme.
+  --runs N                   Generated requests per operation and kind (default 0: none).
+  --seed N                   fast-check's seed, to replay a failure it reported.
   --kinds LIST               Only these kinds of case, comma-separated: ${KINDS.join(', ')}.
   -h, --help                 Show this help.
 `;
@@ -36,9 +43,17 @@ export async function conform(args: string[], cwd = process.cwd()): Promise<numb
     url: { type: 'string', default: 'http://127.0.0.1:3000' },
     credential: { type: 'string', multiple: true, default: [] },
     kinds: { type: 'string', default: KINDS.join(',') },
+    runs: { type: 'string', default: '0' },
+    seed: { type: 'string' },
   });
   if (!parsed) return 0;
-  const { spec, url, credential, kinds } = parsed.values;
+  const { spec, url, credential, kinds, runs, seed } = parsed.values;
+  const count = (name: string, raw: string) => {
+    if (!/^\d{1,7}$/.test(raw)) throw new UsageError(`--${name} must be a whole number, got "${raw}"`);
+    return Number(raw);
+  };
+  const runCount = count('runs', runs);
+  const seedNumber = seed === undefined ? undefined : count('seed', seed);
   const doc = await loadContract(resolve(cwd, spec), spec);
   let base: URL;
   try {
@@ -70,7 +85,7 @@ export async function conform(args: string[], cwd = process.cwd()): Promise<numb
   const unknown = chosen.filter((k) => !(KINDS as readonly string[]).includes(k));
   if (unknown.length > 0) throw new UsageError(`--kinds takes ${KINDS.join(', ')}; not ${unknown.join(', ')}`);
 
-  const cases = conformanceCases(doc);
+  const cases = [...conformanceCases(doc), ...(runCount > 0 ? propertyCases(doc, { runs: runCount, seed: seedNumber }) : [])];
   let outcomes;
   try {
     outcomes = await runConformance(cases, { baseUrl, credential: (scheme) => credentials.get(scheme) }, new ContractChecker(doc), (c) =>

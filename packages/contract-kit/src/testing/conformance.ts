@@ -14,8 +14,8 @@ export interface ConformanceTarget {
   reportedViolations?(headers: Headers): string[];
 }
 
-/** What a case is about: a valid request, one without credentials, one with an input broken, or routing. */
-export type CaseKind = 'valid' | 'credentials' | 'invalid' | 'media-type' | 'routing';
+/** What a case is about: a valid request, one without credentials, one with an input broken, routing, or generated requests. */
+export type CaseKind = 'valid' | 'credentials' | 'invalid' | 'media-type' | 'routing' | 'property';
 
 /** One check of the conformance suite, made from the contract. */
 export interface ConformanceCase {
@@ -34,8 +34,13 @@ export interface ConformanceCase {
 
 /** Thrown when an answer breaks the contract; lists every violation with the request. */
 export class ConformanceViolation extends Error {
-  constructor(request: string, observed: ObservedResponse, violations: string[]) {
-    super(`${request} → ${observed.status} breaks the contract:\n  - ${violations.join('\n  - ')}`);
+  /** `observed` is left out for a message that is already the whole story (a property's counterexample). */
+  constructor(request: string, observed: ObservedResponse | undefined, violations: string[]) {
+    super(
+      observed
+        ? `${request} → ${observed.status} breaks the contract:\n  - ${violations.join('\n  - ')}`
+        : `${request}\n  - ${violations.join('\n  - ')}`,
+    );
     this.name = 'ConformanceViolation';
   }
 }
@@ -43,13 +48,18 @@ export class ConformanceViolation extends Error {
 /** Statuses that say a request was refused: a valid request must get none of them. */
 const REFUSED = new Set([400, 401, 403, 405, 406, 411, 413, 415, 422]);
 
-async function send(target: ConformanceTarget, request: PlannedRequest): Promise<ObservedResponse> {
+/** How long an answer may take. */
+const ANSWER_TIMEOUT_MS = 10_000;
+
+export async function send(target: ConformanceTarget, request: PlannedRequest): Promise<ObservedResponse> {
   const query = new URLSearchParams(request.query).toString();
   const response = await fetch(`${target.baseUrl}${request.path}${query ? `?${query}` : ''}`, {
     method: request.method,
     headers: request.headers,
     body: request.body ?? null,
     redirect: 'manual',
+    // A server that never answers is a failure to report, not a wait without end.
+    signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS),
   });
   return {
     status: response.status,
@@ -59,7 +69,7 @@ async function send(target: ConformanceTarget, request: PlannedRequest): Promise
   };
 }
 
-const described = (request: PlannedRequest) =>
+export const described = (request: PlannedRequest) =>
   `${request.method} ${request.path}${request.query.length > 0 ? `?${new URLSearchParams(request.query).toString()}` : ''}`;
 
 /** Whether the operation declares `status` itself, by its class (`4XX`) or by `default`. */
@@ -69,10 +79,32 @@ function declares(op: Operation, status: number): boolean {
 }
 
 /**
- * Checks an answer: the status expected (any declared one but a refusal, for `expected:
- * 'accepted'`), then the checker's findings (the contract's, where the operation declares the
- * status; else those of an answer no operation declares) and a proxy's reports.
+ * What is wrong with an answer: the status expected (any declared one but a refusal or a 5xx,
+ * for `expected: 'accepted'`), then the checker's findings (the contract's, where the operation
+ * declares the status; else those of an answer no operation declares) and a proxy's reports. A
+ * stub's answer is that alone.
  */
+export function answerViolations(
+  checker: ContractChecker,
+  op: Operation | null,
+  observed: ObservedResponse,
+  expected: number | 'accepted',
+): string[] {
+  const unimplemented = op && checker.notImplemented(op.name, observed);
+  if (unimplemented) return [unimplemented];
+  const violations =
+    op && (expected === 'accepted' || declares(op, observed.status))
+      ? checker.checkResponse(op.name, observed)
+      : checker.checkErrorResponse(observed);
+  if (expected === 'accepted' && (REFUSED.has(observed.status) || observed.status >= 500)) {
+    violations.unshift(`a valid request was answered ${observed.status}: ${observed.text.slice(0, 300)}`);
+  } else if (expected !== 'accepted' && observed.status !== expected) {
+    violations.unshift(`expected status ${expected}, got ${observed.status}`);
+  }
+  return [...violations, ...(observed.reported ?? [])];
+}
+
+/** Throws a ConformanceViolation listing what is wrong with an answer (answerViolations, and `more`), if anything is. */
 function expectAnswer(
   checker: ContractChecker,
   op: Operation | null,
@@ -81,18 +113,7 @@ function expectAnswer(
   expected: number | 'accepted',
   more: string[] = [],
 ): void {
-  const unimplemented = op && checker.notImplemented(op.name, observed);
-  if (unimplemented) throw new ConformanceViolation(described(request), observed, [unimplemented]);
-  const violations =
-    op && (expected === 'accepted' || declares(op, observed.status))
-      ? checker.checkResponse(op.name, observed)
-      : checker.checkErrorResponse(observed);
-  if (expected === 'accepted' && REFUSED.has(observed.status)) {
-    violations.unshift(`a valid request was refused with ${observed.status}: ${observed.text.slice(0, 300)}`);
-  } else if (expected !== 'accepted' && observed.status !== expected) {
-    violations.unshift(`expected status ${expected}, got ${observed.status}`);
-  }
-  violations.push(...more, ...(observed.reported ?? []));
+  const violations = [...answerViolations(checker, op, observed, expected), ...more];
   if (violations.length > 0) throw new ConformanceViolation(described(request), observed, violations);
 }
 

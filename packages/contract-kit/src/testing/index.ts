@@ -13,5 +13,7 @@ export {
   type ConformanceCase,
   type ConformanceTarget,
 } from './conformance.js';
+export { propertyCases, type ValueOverrides } from './property.js';
 export type { Credential, CredentialSource } from './requests.js';
-export { ContractSchemas } from './schemas.js';
+export { ContractSchemas, type Refusal } from './schemas.js';
+export { readingsOf, SchemaValues, toJsonText, UnsupportedSchemaError, wireEdits, type Broken } from './values.js';

@@ -4,6 +4,7 @@ import type { MediaTypeObject, Operation, Parameter } from '../contract/operatio
 import { securitySchemesOf, type SecurityScheme } from '../server/security.js';
 import { isJsonMediaType } from './checker.js';
 import type { ContractSchemas } from './schemas.js';
+import { readingsOf } from './values.js';
 
 /** A valid credential for a scheme: an API key or token, or a user and password (HTTP Basic). */
 export type Credential = string | { username: string; password: string };
@@ -37,14 +38,6 @@ function wireText(value: unknown, p: Parameter): string[] | undefined {
     return p.in === 'query' && p.explode ? items : [items.join(',')];
   }
   return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? [String(value)] : undefined;
-}
-
-/** The readings a parameter's text has: itself, the number it spells plainly, the boolean. */
-function readingsOf(text: string): unknown[] {
-  const readings: unknown[] = [text];
-  if (text !== '' && String(Number(text)) === text) readings.push(Number(text));
-  if (text === 'true' || text === 'false') readings.push(text === 'true');
-  return readings;
 }
 
 /** Texts that break a parameter's schema, most telling first, for the broken-parameter case. */
@@ -87,7 +80,9 @@ export class RequestPlanner {
     if (p.type === 'array' || p.type === 'object' || p.schema === undefined) return undefined;
     const schema = resolveRef<Record<string, unknown>>(this.doc, p.schema);
     return brokenTexts(schema).find(
-      (text) => !(p.in === 'path' && ['', '.', '..'].includes(text)) && readingsOf(text).every((r) => !this.schemas.accepts(p.schema, r)),
+      (text) =>
+        !(p.in === 'path' && ['', '.', '..'].includes(text)) &&
+        (readingsOf(text)?.every((r) => !this.schemas.accepts(p.schema, r)) ?? false),
     );
   }
 

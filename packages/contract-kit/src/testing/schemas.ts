@@ -1,21 +1,34 @@
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import { generateSync, type JsonSchema } from 'json-schema-faker';
 import { resolveRef, type OpenApiDocument } from '../contract/document.js';
 import { fixSchema, visit } from '../server/schema-fixes.js';
 
-/** OpenAPI's own formats, checked as the server's validator checks them; JSON carries int64 exactly only up to 2^53. */
-const NUMBER_FORMATS: Record<string, (n: number) => boolean> = {
-  int32: (n) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31,
-  int64: (n) => Number.isSafeInteger(n),
-  float: (n) => Number.isFinite(n),
-  double: (n) => Number.isFinite(n),
-};
-const STRING_FORMATS: Record<string, (s: string) => boolean> = {
-  byte: (s) => /^[A-Za-z0-9+/]*={0,2}$/.test(s) && s.length % 4 === 0,
-  binary: () => true,
-  password: () => true,
-};
+/** The largest float (IEEE 754 binary32), and its smallest normal, for OpenAPI's `float`. */
+const FLOAT_MAX = (2 - 2 ** -23) * 2 ** 127;
+const FLOAT_MIN = 2 ** -126;
+const isFloat = (n: number) => n === 0 || (Math.abs(n) >= FLOAT_MIN && Math.abs(n) <= FLOAT_MAX);
+
+/**
+ * OpenAPI's numeric formats, which ajv-formats does not define, as express-openapi-validator
+ * checks them, and `int64` once more as JSON can carry it exactly (safe integers): a value between
+ * the two counts as neither valid nor invalid.
+ */
+const NUMBER_FORMATS: Record<string, (n: number) => boolean>[] = [
+  { int64: (n: number) => Number.isInteger(n) && Math.abs(n) <= 2 ** 63 },
+  { int64: (n: number) => Number.isSafeInteger(n) },
+].map((mode) => ({
+  int32: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31,
+  float: isFloat,
+  double: () => true,
+  ...mode,
+}));
+
+/** Why a value was refused: the keyword (`maxLength`, `required`, …) and the path of the value it is about. */
+export interface Refusal {
+  keyword: string;
+  at: string[];
+}
 
 /** Seeds json-schema-faker is given before a schema is taken as one it makes no value for. */
 const SEEDS = 30;
@@ -46,30 +59,47 @@ function asJsonSchema<T>(node: T, openapi31: boolean): T {
  * Ajv accepts it). Schemas are the contract's own, `$ref`s to its components included.
  */
 export class ContractSchemas {
-  private readonly ajv: Ajv2020;
-  private readonly compiled = new Map<string, ValidateFunction>();
+  /** Ajv with ajv-formats' `fast` formats and express-openapi-validator's int64, then with `full` ones and safe integers. */
+  private readonly modes: Ajv2020[];
+  private readonly compiled = new Map<string, ValidateFunction[]>();
   private readonly components: Record<string, unknown>;
   private readonly openapi31: boolean;
 
   constructor(private readonly doc: OpenApiDocument) {
     this.openapi31 = doc.openapi.startsWith('3.1');
     this.components = asJsonSchema(doc.components ?? {}, this.openapi31);
-    this.ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
-    ajvFormats.default(this.ajv);
-    for (const [name, validate] of Object.entries(NUMBER_FORMATS)) this.ajv.addFormat(name, { type: 'number', validate });
-    for (const [name, validate] of Object.entries(STRING_FORMATS)) this.ajv.addFormat(name, { type: 'string', validate });
-    this.ajv.addSchema({ $id: 'contract', components: this.components });
+    this.modes = (['fast', 'full'] as const).map((mode, i) => {
+      const ajv = new Ajv2020({ strict: false, allErrors: true });
+      ajvFormats.default(ajv, { mode });
+      for (const [name, validate] of Object.entries(NUMBER_FORMATS[i]!)) ajv.addFormat(name, { type: 'number', validate });
+      for (const name of ['password', 'binary']) ajv.addFormat(name, true);
+      ajv.addSchema({ $id: 'contract', components: this.components });
+      return ajv;
+    });
   }
 
-  /** What is wrong with `value` for `schema` (`/name must NOT have fewer than 1 characters`); none when it is valid. */
+  /** What is wrong with `value` for `schema` (`/name must NOT have fewer than 1 characters`), by the stricter judge; none when it is valid. */
   errors(schema: unknown, value: unknown): string[] {
-    const validate = this.compile(schema);
+    const validate = this.validators(schema)[1]!;
     if (validate(value)) return [];
     return (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`);
   }
 
+  /** Whether both judges accept the value. */
   accepts(schema: unknown, value: unknown): boolean {
-    return this.compile(schema)(value);
+    const json = plain(value);
+    return this.validators(schema).every((validate) => validate(json));
+  }
+
+  /** Why both judges refuse the value (the errors of both), or null when one accepts it. */
+  refusals(schema: unknown, value: unknown): Refusal[] | null {
+    const json = plain(value);
+    const errors: ErrorObject[] = [];
+    for (const validate of this.validators(schema)) {
+      if (validate(json)) return null;
+      errors.push(...(validate.errors ?? []));
+    }
+    return errors.map((e) => ({ keyword: e.keyword, at: location(e) }));
   }
 
   /**
@@ -89,27 +119,56 @@ export class ContractSchemas {
     ].filter((v) => v !== undefined);
     const found = candidates.find((v) => this.accepts(schema, v));
     if (found !== undefined) return found;
-    const root = { ...asJsonSchema(schema ?? {}, this.openapi31), components: this.components } as JsonSchema;
     for (let seed = 1; seed <= SEEDS; seed++) {
-      let made: unknown;
-      try {
-        made = generateSync(root, { seed });
-      } catch {
-        continue;
-      }
-      if (made !== undefined && this.accepts(schema, made)) return made;
+      const made = this.generate(schema, seed);
+      if (made !== NOTHING && this.accepts(schema, made)) return made;
     }
     return undefined;
   }
 
-  private compile(schema: unknown): ValidateFunction {
-    const key = JSON.stringify(schema ?? {});
-    let validate = this.compiled.get(key);
-    if (!validate) {
-      const schema = asJsonSchema(JSON.parse(key.replaceAll('"#/components/', '"contract#/components/')) as object, this.openapi31);
-      validate = this.ajv.compile(schema);
-      this.compiled.set(key, validate);
+  /** json-schema-faker's value for `schema` and `seed`, or NOTHING when it gives up. */
+  generate(schema: unknown, seed: number): unknown {
+    const root = { ...asJsonSchema(schema ?? {}, this.openapi31), components: this.components } as JsonSchema;
+    try {
+      return generateSync(root, { seed });
+    } catch {
+      return NOTHING;
     }
-    return validate;
   }
+
+  private validators(schema: unknown): ValidateFunction[] {
+    const key = JSON.stringify(schema ?? {});
+    let validators = this.compiled.get(key);
+    if (!validators) {
+      const local = asJsonSchema(JSON.parse(key.replaceAll('"#/components/', '"contract#/components/')) as object, this.openapi31);
+      validators = this.modes.map((ajv) => ajv.compile(local));
+      this.compiled.set(key, validators);
+    }
+    return validators;
+  }
+}
+
+/** What json-schema-faker gave when it gave up on a seed. */
+export const NOTHING = Symbol('nothing');
+
+/** The path of the value an error is about: its instancePath, and the property it names when it names one (a missing or an extra one). */
+function location(error: ErrorObject): string[] {
+  const at =
+    error.instancePath === ''
+      ? []
+      : error.instancePath
+          .slice(1)
+          .split('/')
+          .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'));
+  const params = error.params as Record<string, unknown>;
+  const named = params.missingProperty ?? params.additionalProperty ?? params.unevaluatedProperty ?? params.propertyName;
+  return typeof named === 'string' ? [...at, named] : at;
+}
+
+/** The value as JSON carries it: a bigint (an integer past 2^53, written exactly) becomes the nearest number. */
+function plain(value: unknown): unknown {
+  if (typeof value === 'bigint') return Number(value);
+  if (Array.isArray(value)) return value.map(plain);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
+  return value;
 }

@@ -86,7 +86,8 @@ for (const adoption of ADOPTIONS) {
       const server = await startScript(dir, 'start', [], { PORT: String(port) }, /Listening on/);
       try {
         const credentials = adoption.credentials.flatMap((c) => ['--credential', c]);
-        const checked = await inProject(dir, 'npm', ['run', 'conform', '--', '--url', `http://127.0.0.1:${port}`, ...credentials]);
+        const url = ['--url', `http://127.0.0.1:${port}`];
+        const checked = await inProject(dir, 'npm', ['run', 'conform', '--', ...url, ...credentials]);
         // Each failure: its name, the request, and one violation alone (no second "- " line).
         const failed = [...checked.output.matchAll(/^FAIL {2}(\S+): (.*)\n {6}.* breaks the contract:\n {8}- (.*)\n(?! {8}- )/gm)];
         const handlerFiles = readdirSync(join(dir, 'src', 'handlers')).map((file) => file.replace(/\.ts$/, ''));
@@ -101,6 +102,27 @@ for (const adoption of ADOPTIONS) {
           expect(m[3], checked.output).toBe(`${m[1]} is not implemented yet: its handler answers 501 until it is written`);
         }
         expect(checked.output).toMatch(new RegExp(`^ok {4}${adoption.handler.name}: a valid request`, 'm'));
+
+        // Generated requests: the handler's are answered as declared, the stubs' fail on their 501 alone.
+        const generated = await inProject(dir, 'npm', [
+          'run',
+          'conform',
+          '--',
+          ...url,
+          '--kinds',
+          'property',
+          '--runs',
+          '50',
+          ...credentials,
+        ]);
+        expect(generated.output).toMatch(new RegExp(`^ok {4}${adoption.handler.name}: 50 generated valid requests`, 'm'));
+        const failedProperties = [...generated.output.matchAll(/^FAIL {2}(\S+): (.*)$/gm)];
+        expect(failedProperties.map((m) => `${m[1]}: ${m[2]}`).sort(), generated.output).toEqual(
+          [...unwritten].map((name) => `${name}: 50 generated valid requests are answered as the contract declares`).sort(),
+        );
+        for (const name of unwritten) expect(generated.output).toContain(`- ${name} is not implemented yet`);
+        for (const [line] of generated.output.matchAll(/^skip .*$/gm))
+          expect(line, generated.output).toMatch(/ invalid requests .*: it has no input a schema can refuse$/);
       } finally {
         await stop(server);
       }

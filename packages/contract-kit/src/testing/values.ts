@@ -1,7 +1,5 @@
 import fc from 'fast-check';
-import { generateSync, type JsonSchema } from 'json-schema-faker';
-import type { OpenApiDocument } from '../../src/contract/load-spec.js';
-import { SchemaMatcher } from './schema-matcher.js';
+import { NOTHING, type ContractSchemas } from './schemas.js';
 
 /** Thrown when the library makes no value a schema accepts: what needs that schema is skipped, with this note. */
 export class UnsupportedSchemaError extends Error {}
@@ -51,7 +49,7 @@ const PLAIN_JSON = fc.oneof(
   fc.dictionary(fc.string({ maxLength: 5 }), PLAIN_SCALAR, { maxKeys: 3 }),
 );
 
-/** Names of properties to add: ones that trip JavaScript, others' cases, any. Not empty and without "/" (see the blind spot in docs/contributing.md). */
+/** Names of properties to add: ones that trip JavaScript, others' cases, any. Not empty and without "/", which express-openapi-validator cannot name in its findings. */
 const PROPERTY_NAMES = fc.oneof(
   fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'id', ' ', 'a.b'),
   fc.string({ minLength: 1, maxLength: 12 }),
@@ -61,17 +59,14 @@ const PROPERTY_NAMES = fc.oneof(
  * Values of a contract's JSON Schemas for fast-check. Valid values come from json-schema-faker,
  * seeded by fast-check, and from a few generic edits of them (an awkward character, an edge
  * number, a property dropped, …); invalid values are such edits that break the value. Ajv
- * (schema-matcher.ts) is the judge of both: a value is valid only when it accepts it, broken
+ * (ContractSchemas) is the judge of both: a value is valid only when it accepts it, broken
  * only when it refuses it, and only at the place that was edited. No keyword is special here:
  * a schema the library makes no valid value for throws UnsupportedSchemaError.
  */
 export class SchemaValues {
-  private readonly matcher: SchemaMatcher;
   private readonly cache = new Map<string, fc.Arbitrary<unknown>>();
 
-  constructor(private readonly doc: OpenApiDocument) {
-    this.matcher = new SchemaMatcher(doc);
-  }
+  constructor(private readonly matcher: ContractSchemas) {}
 
   /** Values the schema accepts. */
   valid(schema: unknown): fc.Arbitrary<unknown> {
@@ -79,7 +74,7 @@ export class SchemaValues {
     let arb = this.cache.get(key);
     if (!arb) {
       const accepted = (v: unknown) => v !== NOTHING && this.matcher.accepts(schema, v);
-      const made = fc.integer({ min: 1, max: 0x7fffffff }).map((seed) => this.generate(schema, seed));
+      const made = fc.integer({ min: 1, max: 0x7fffffff }).map((seed) => this.matcher.generate(schema, seed));
       if (!fc.sample(made, { numRuns: TRIES, seed: 1 }).some(accepted)) {
         throw new UnsupportedSchemaError(`json-schema-faker made no value that ${key.slice(0, 200)} accepts in ${TRIES} tries`);
       }
@@ -112,20 +107,7 @@ export class SchemaValues {
     const refusals = this.matcher.refusals(schema, value);
     return refusals && keywords(refusals);
   }
-
-  private generate(schema: unknown, seed: number): unknown {
-    // The contract's components beside the schema, for its $refs (#/components/…) to reach.
-    const root: JsonSchema = { ...(typeof schema === 'object' && schema ? schema : {}), components: this.doc.components ?? {} };
-    try {
-      return generateSync(root, { seed });
-    } catch {
-      return NOTHING;
-    }
-  }
 }
-
-/** What json-schema-faker gave when it gave up on a seed. */
-const NOTHING = Symbol('nothing');
 
 function keywords(refusals: { keyword: string }[]): string {
   return [...new Set(refusals.map((r) => r.keyword))].sort().join('+');
@@ -279,4 +261,20 @@ export function toJsonText(value: unknown): string {
     return `\u0000bigint${marks.length - 1}\u0000`;
   });
   return text.replace(/"\\u0000bigint(\d+)\\u0000"/g, (_m, i: string) => marks[Number(i)]!);
+}
+
+/** Integers written in a way no contract settles (leading zero, plus sign, -0). */
+const AMBIGUOUS_INTEGER = /^[+-]?0\d|^\+|^-0$/;
+
+/**
+ * The values a parameter's text can stand for: itself, the number it spells plainly
+ * (`String(n)` gives it back) and the boolean; null for integers written in a way the contract
+ * does not settle (leading zero, plus sign, -0), which are neither valid nor invalid.
+ */
+export function readingsOf(text: string): unknown[] | null {
+  if (AMBIGUOUS_INTEGER.test(text)) return null;
+  const readings: unknown[] = [text];
+  if (text !== '' && String(Number(text)) === text) readings.push(Number(text));
+  if (text === 'true' || text === 'false') readings.push(text === 'true');
+  return readings;
 }
