@@ -1,5 +1,7 @@
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ContractError, contractServer, parseContract, type UploadedFile } from 'contract-kit';
+import { ContractError, contractServer, loadContract, parseContract, problemDetails, type UploadedFile } from 'contract-kit';
+import { conformanceCases, ContractChecker, propertyCases, runConformance } from 'contract-kit/testing';
 import { serve } from './serve.js';
 
 type Served = Awaited<ReturnType<typeof serve>>;
@@ -93,6 +95,9 @@ describe('forms of real 3.1 contracts', () => {
     quirks = await serve('quirks-3.1.yaml', {
       handlers: {
         listRequests: () => ({ status: 200, body: [] }),
+        getApp: ({ path }) => ({ status: 200, body: { id: path.id } }),
+        headApp: () => ({ status: 200 }),
+        getPage: ({ path }) => ({ status: 200, body: `page ${String(path.page)}` }),
         uploadSkill: ({ body }) => ({
           status: 201,
           body: { files: ([] as UploadedFile[]).concat((body as { files: UploadedFile }).files).length },
@@ -108,6 +113,26 @@ describe('forms of real 3.1 contracts', () => {
     expect((await quirks.fetch('/requests?limit=0')).status).toBe(400);
     expect((await quirks.fetch('/requests?limit=1')).status).toBe(200);
   });
+
+  it('ignores an Accept header declared as a parameter, as OpenAPI says', async () => {
+    const app = await quirks.fetch('/apps/a-1', { headers: { Accept: 'application/json' } });
+    expect(app.status, await app.clone().text()).toBe(200);
+    expect(await app.json()).toEqual({ id: 'a-1' });
+  });
+
+  it('passes contract-kit conform and its generated requests: long ids kept short, HEAD without a body, no path outside a catch-all', async () => {
+    const doc = await loadContract(fileURLToPath(new URL('./fixtures/quirks-3.1.yaml', import.meta.url)));
+    const target = { baseUrl: quirks.origin, credential: () => undefined };
+    const outcomes = await runConformance(
+      [...conformanceCases(doc), ...propertyCases(doc, { runs: 50, seed: 1 })],
+      target,
+      new ContractChecker(doc),
+    );
+    const failed = [...outcomes].filter(([, o]) => 'failed' in o);
+    expect(failed).toEqual([]);
+    expect(outcomes.get('headApp: a valid request (HEAD /apps/{id}) is answered as the contract declares')).toEqual({ passed: true });
+    expect(outcomes.get('a path outside the contract is answered 404')).toEqual({ passed: true });
+  }, 60_000);
 
   it('takes one file or several where the field is one file or an array of them', async () => {
     for (const count of [1, 2]) {
@@ -163,10 +188,11 @@ paths:
     return warnings;
   };
 
-  it('are named at start when no errors function builds them', () => {
-    expect(warningsOf()).toContain(
-      "errors.yaml declares error bodies other than RFC 9457's, such as #/paths/~1things/get/responses/4XX (application/json): give contractServer an errors function that builds them; until then every error is application/problem+json",
-    );
+  it('are named at start when no errors function builds them, or the default one is given (as contract-kit init does)', () => {
+    const warning =
+      "errors.yaml declares error bodies other than RFC 9457's, such as #/paths/~1things/get/responses/4XX (application/json): give contractServer an errors function that builds them (src/errors.ts in a project of contract-kit init); until then every error is application/problem+json";
+    expect(warningsOf()).toContain(warning);
+    expect(warningsOf(problemDetails)).toContain(warning);
     expect(warningsOf((problem, { contentType }) => ({ contentType, body: { message: problem.message } })).join()).not.toMatch(/RFC 9457/);
   });
 });

@@ -142,8 +142,9 @@ export async function createApp() {
     errors,
     context: () => context,
     // A 500 says nothing to the client: its reason (a handler's error, an answer the contract does not allow) is logged here.
+    // A stub's 501 is named once at start, not on every request.
     onError: (error, problem, req) => {
-      if (problem.status >= 500) console.error(\`\${req.method} \${req.originalUrl} → \${problem.status}:\`, error);
+      if (problem.status >= 500 && problem.code !== 'not_implemented') console.error(\`\${req.method} \${req.originalUrl} → \${problem.status}:\`, error);
     },
   });
   const app = express();

@@ -56,6 +56,13 @@ export interface Operation {
   raw: Record<string, unknown>;
 }
 
+/**
+ * Whether a parameter is a header OpenAPI says to ignore (Accept, Content-Type, Authorization):
+ * the request's own header says what it says, checked by content negotiation and security.
+ */
+export const isIgnoredHeader = (p: { in?: unknown; name?: unknown }) =>
+  p.in === 'header' && typeof p.name === 'string' && ['accept', 'content-type', 'authorization'].includes(p.name.toLowerCase());
+
 /** `{ "a": { ... } }` with each value's `$ref` followed, or {} for anything else. */
 function resolvedMap<T>(doc: OpenApiDocument, value: unknown, where: string): Record<string, T> {
   if (!value || typeof value !== 'object') return {};
@@ -73,6 +80,7 @@ function parametersOf(doc: OpenApiDocument, pathLevel: unknown[], opLevel: unkno
       if (typeof p.name !== 'string' || !['query', 'header', 'path', 'cookie'].includes(p.in as string)) {
         throw new ContractError(`${at}/parameters/${i}`, 'is not a parameter (name and in: query, header, path or cookie)');
       }
+      if (isIgnoredHeader(p)) return;
       const schema = p.schema ?? Object.values((p.content as Record<string, MediaTypeObject> | undefined) ?? {})[0]?.schema;
       const type = resolveRef<{ type?: unknown } | undefined>(doc, schema, `${at}/parameters/${i}/schema`)?.type;
       byKey.set(`${p.in as string}:${p.in === 'header' ? p.name.toLowerCase() : p.name}`, {

@@ -157,7 +157,8 @@ export function contractServer<Context extends object = object>(options: Contrac
   const warn = options.onWarning ?? ((message: string) => console.warn(message));
   for (const name of schemes.keys())
     if (!verifiers[name]) warn(`security scheme ${name} has no verifying function: every request it secures is refused`);
-  if (!options.errors) {
+  // No errors function, or the default one given by name (as contract-kit init's app does).
+  if (!options.errors || options.errors === problemDetails) {
     const other = operations.flatMap((op) =>
       Object.entries(op.responses)
         .filter(([status]) => /^[45]|^default$/i.test(status))
@@ -169,7 +170,7 @@ export function contractServer<Context extends object = object>(options: Contrac
     );
     if (other.length > 0)
       warn(
-        `${label} declares error bodies other than RFC 9457's, such as ${other[0]}: give contractServer an errors function that builds them; until then every error is application/problem+json`,
+        `${label} declares error bodies other than RFC 9457's, such as ${other[0]}: give contractServer an errors function that builds them (src/errors.ts in a project of contract-kit init); until then every error is application/problem+json`,
       );
   }
   const unknown = unknownFormats(doc);

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { resolveRef, unescapePointer, type OpenApiDocument } from '../contract/document.js';
-import type { Operation } from '../contract/operations.js';
+import { isIgnoredHeader, type Operation } from '../contract/operations.js';
 import { isLengthGuardError, lengthBeforePattern } from './length-before-pattern.js';
 import { fixSchemas, validatorParameter } from './schema-fixes.js';
 import { essenceOf, kindOf, type BodyKind } from './media-types.js';
@@ -65,15 +65,16 @@ export function validatorUrl(names: readonly string[], params: Record<string, st
 }
 
 /**
- * An operation's parameters as the validator reads them (validatorParameter), each path
+ * An operation's parameters as the validator reads them (validatorParameter), but the headers
+ * OpenAPI ignores (isIgnoredHeader), each path
  * parameter renamed `p0`, `p1`... in the order its path names them.
  */
 function renamed(doc: OpenApiDocument, parameters: unknown, names: readonly string[], where: string): unknown[] | undefined {
   if (!Array.isArray(parameters)) return undefined;
-  return (parameters as unknown[]).map((raw, i): unknown => {
-    const p = validatorParameter(doc, resolveRef<Record<string, unknown>>(doc, raw, `${where}/parameters/${i}`));
-    return p.in === 'path' ? { ...p, name: `p${names.indexOf(p.name as string)}` } : p;
-  });
+  return (parameters as unknown[])
+    .map((raw, i) => validatorParameter(doc, resolveRef<Record<string, unknown>>(doc, raw, `${where}/parameters/${i}`)))
+    .filter((p) => !isIgnoredHeader(p))
+    .map((p): unknown => (p.in === 'path' ? { ...p, name: `p${names.indexOf(p.name as string)}` } : p));
 }
 
 /**

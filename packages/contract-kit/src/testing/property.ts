@@ -143,12 +143,19 @@ function arbitrariesOf(
   return { build, valid, ...(families.length > 0 ? { invalid: fc.oneof(...families) } : {}) };
 }
 
+/** How much of a generated request a counterexample prints. */
+const PRINTED_MAX = 1000;
+
 /** How fast-check prints a generated request in a counterexample: as it goes on the wire. */
 function printable(generated: Generated, build: (g: Generated) => PlannedRequest): Generated {
   const request = build(generated);
   return Object.defineProperty({ ...generated }, fc.toStringMethod, {
-    value: () =>
-      `${described(request)} ${JSON.stringify(request.headers)}${typeof request.body === 'string' ? ` ${request.body}` : ''}${generated.broken ? ` (${generated.broken})` : ''}`,
+    value: () => {
+      const text = `${described(request)} ${JSON.stringify(request.headers)}${typeof request.body === 'string' ? ` ${request.body}` : ''}`;
+      // A request of many kilobytes is printed by its start and its length.
+      const shown = text.length > PRINTED_MAX ? `${text.slice(0, PRINTED_MAX)}… (${text.length} characters)` : text;
+      return `${shown}${generated.broken ? ` (${generated.broken})` : ''}`;
+    },
     enumerable: false,
   });
 }

@@ -43,7 +43,8 @@ function wireText(value: unknown, p: Parameter): string[] | undefined {
 /** Texts that break a parameter's schema, most telling first, for the broken-parameter case. */
 function brokenTexts(schema: Record<string, unknown>): string[] {
   const texts = ['not-a-valid-value', '', 'x'];
-  if (typeof schema.maxLength === 'number') texts.unshift('x'.repeat(schema.maxLength + 1));
+  // One past maxLength, where a URL or header can carry it (past some 8 KB a server answers 431 instead).
+  if (typeof schema.maxLength === 'number' && schema.maxLength < 1000) texts.unshift('x'.repeat(schema.maxLength + 1));
   for (const bound of ['maximum', 'exclusiveMaximum'] as const) {
     const limit = schema[bound];
     if (typeof limit === 'number') texts.unshift(String(limit + 1));
@@ -197,7 +198,7 @@ export class RequestPlanner {
         const form = new FormData();
         const properties = resolveRef<{ properties?: Record<string, unknown> } | undefined>(this.doc, media.schema)?.properties ?? {};
         for (const [name, text] of formFields(value)) {
-          if (isFile(resolveRef(this.doc, properties[name]))) form.append(name, new Blob([text]), name);
+          if (isFile(this.doc, properties[name])) form.append(name, new Blob([text]), name);
           else form.append(name, text);
         }
         return { contentType: type, body: form };
@@ -213,16 +214,19 @@ export class RequestPlanner {
 function formFields(value: unknown): [string, string][] {
   if (!value || typeof value !== 'object') return [];
   return Object.entries(value).flatMap(([name, v]): [string, string][] =>
+    // An empty list would send nothing, as if the field were left out: one item stands for it.
     Array.isArray(v)
-      ? v.map((item): [string, string] => [name, String(item)])
+      ? (v.length === 0 ? [''] : (v as unknown[])).map((item): [string, string] => [name, String(item)])
       : [[name, typeof v === 'object' ? JSON.stringify(v) : String(v)]],
   );
 }
 
-/** Whether a multipart part's schema is a file (`format: binary`, a `contentMediaType` or a `contentEncoding`). */
-function isFile(schema: unknown): boolean {
-  const s = (schema ?? {}) as Record<string, unknown>;
-  return s.format === 'binary' || s.format === 'base64' || s.contentMediaType !== undefined || s.contentEncoding !== undefined;
+/** Whether a multipart part's schema is a file (`format: binary`, a `contentMediaType` or a `contentEncoding`), or files, or one of its alternatives is. */
+function isFile(doc: OpenApiDocument, schema: unknown): boolean {
+  const s = resolveRef<Record<string, unknown> | undefined>(doc, schema) ?? {};
+  if (s.format === 'binary' || s.format === 'base64' || s.contentMediaType !== undefined || s.contentEncoding !== undefined) return true;
+  const alternatives = [...((s.oneOf as unknown[] | undefined) ?? []), ...((s.anyOf as unknown[] | undefined) ?? [])];
+  return (s.items !== undefined && isFile(doc, s.items)) || alternatives.some((alternative) => isFile(doc, alternative));
 }
 
 /** The root element of an XML body: its schema's `xml.name`, else the last part of its `$ref`. */

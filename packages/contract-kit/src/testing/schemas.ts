@@ -2,7 +2,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import ajvFormats from 'ajv-formats';
 import { generateSync, type JsonSchema } from 'json-schema-faker';
 import { resolveRef, type OpenApiDocument } from '../contract/document.js';
-import { fixSchema, visit } from '../server/schema-fixes.js';
+import { fixSchema, unknownFormats, visit } from '../server/schema-fixes.js';
 
 /** The largest float (IEEE 754 binary32), and its smallest normal, for OpenAPI's `float`. */
 const FLOAT_MAX = (2 - 2 ** -23) * 2 ** 127;
@@ -29,6 +29,9 @@ export interface Refusal {
   keyword: string;
   at: string[];
 }
+
+/** The longest string json-schema-faker makes. */
+const GENERATED_MAX_LENGTH = 64;
 
 /** Seeds json-schema-faker is given before a schema is taken as one it makes no value for. */
 const SEEDS = 30;
@@ -72,7 +75,8 @@ export class ContractSchemas {
       const ajv = new Ajv2020({ strict: false, allErrors: true });
       ajvFormats.default(ajv, { mode });
       for (const [name, validate] of Object.entries(NUMBER_FORMATS[i]!)) ajv.addFormat(name, { type: 'number', validate });
-      for (const name of ['password', 'binary']) ajv.addFormat(name, true);
+      // Formats Ajv does not know (`snowflake`) take any value, as the server's validator takes them, without a warning each.
+      for (const name of ['password', 'binary', ...unknownFormats(doc)]) ajv.addFormat(name, true);
       ajv.addSchema({ $id: 'contract', components: this.components });
       return ajv;
     });
@@ -130,7 +134,8 @@ export class ContractSchemas {
   generate(schema: unknown, seed: number): unknown {
     const root = { ...asJsonSchema(schema ?? {}, this.openapi31), components: this.components } as JsonSchema;
     try {
-      return generateSync(root, { seed });
+      // Strings no longer than a URL or a header carries comfortably (a schema's maxLength may be 150,000).
+      return generateSync(root, { seed, maxLength: GENERATED_MAX_LENGTH });
     } catch {
       return NOTHING;
     }
