@@ -13,6 +13,7 @@ import {
 } from 'contract-kit/breaking';
 import { findBaseRevision, writeSpecAtRevision } from '../src/toolkit/breaking/contract-at-revision.js';
 import { lastReleased, recordRelease } from '../src/toolkit/breaking/released-contract.js';
+import { releasedContracts } from '../src/contract/released-contracts.js';
 import { loadSpec, SPEC_PATH } from '../src/contract/load-spec.js';
 
 const HELP = `Usage: npm run check:breaking [-- [BASE_REF] [--spec FILE] [--json] [--record]]
@@ -35,8 +36,12 @@ it. A project that has recorded none is compared with git instead: with the last
 version when openapi.yaml has uncommitted changes, otherwise with the version before the last
 commit that changed it.
 
+Each earlier major version the service still serves beside it (contracts/released/<major>.x.yaml
+below openapi.yaml's major) is compared too, with its own last committed version (or, when
+committed unchanged, the one before its last change): its clients are promised it as well.
+
 Exits 0 when nothing breaks, or when info.version's major number was raised; exits 1 when a
-breaking change comes without a new major version; exits 2 on bad usage or an unreadable
+breaking change comes without a new major version, or breaks a served earlier major version; exits 2 on bad usage or an unreadable
 document or revision.
 
 Arguments:
@@ -54,7 +59,8 @@ Options:
                operations (every one it affects), pointer, message, ruleId (null: no rule),
                impact, file, line, side ("base" for removals, else "revision"), allowedBecause
                (when allowed) }; breaking and allowed are its changes of those classes,
-               compatible counts the rest.
+               compatible counts the rest; previousVersions, when an earlier major is served,
+               holds each one's comparison the same way, with its file and base commit.
   -h, --help   Show this help.
 `;
 
@@ -125,25 +131,55 @@ function record(major: number, version: string): void {
   );
 }
 
+/**
+ * Each earlier major version the service still serves (contracts/released/<major>.x.yaml below
+ * openapi.yaml's major) against its own last committed version: its clients are promised it
+ * too, and no new major can be raised for it.
+ */
+async function checkPreviousVersions(major: number, scratch: string): Promise<(ContractComparison & { file: string; base: string })[]> {
+  const checked = [];
+  for (const released of releasedContracts(specPath).filter((r) => r.major < major)) {
+    const file = relative(process.cwd(), released.path) || released.path;
+    const base = findBaseRevision(released.path);
+    if (!base.found) {
+      if (!values.json) process.stdout.write(`\n${file}: ${base.description}\n✔ Nothing to check.\n`);
+      continue;
+    }
+    const path = join(scratch, `${released.major}.x.yaml`);
+    writeSpecAtRevision(released.path, base.commit, path);
+    if (!values.json) process.stdout.write(`\nComparing ${file} (the ${released.major}.x line, still served) with ${base.description}…\n`);
+    const comparison = await compareContracts(path, released.path, { base: `${base.commit.slice(0, 7)}:${file}`, revision: file });
+    // A released line keeps its major: what breaks its clients is refused whatever its version says.
+    const kept = { ...comparison, majorRaised: false, passes: comparison.breaking.length === 0 };
+    if (!values.json) report(kept);
+    checked.push({ ...kept, file, base: base.commit });
+  }
+  return checked;
+}
+
 async function main(): Promise<number> {
   const { version } = loadSpec(specPath, specLabel).info;
   const major = majorOf(version, specLabel);
   const scratch = mkdtempSync(join(tmpdir(), 'animal-store-base-'));
   try {
     const base = findBase(major, scratch);
+    let comparison: ContractComparison | undefined;
     if (!base.found) {
-      if (values.json) process.stdout.write(`${JSON.stringify({ base: null, reason: base.description, passes: true })}\n`);
-      else process.stdout.write(`${base.description}\n✔ Nothing to check.\n`);
-      if (values.record) record(major, version);
-      return 0;
+      if (!values.json) process.stdout.write(`${base.description}\n✔ Nothing to check.\n`);
+    } else {
+      if (!values.json) process.stdout.write(`Comparing ${specLabel} with ${base.description}…\n`);
+      comparison = await compareContracts(base.path, specPath, { base: base.label, revision: specLabel });
+      if (!values.json) report(comparison);
     }
-    if (!values.json) process.stdout.write(`Comparing ${specLabel} with ${base.description}…\n`);
-    const comparison = await compareContracts(base.path, specPath, { base: base.label, revision: specLabel });
-    if (values.json) process.stdout.write(`${JSON.stringify({ base: base.id, ...comparison }, null, 2)}\n`);
-    else report(comparison);
-    if (values.record && comparison.passes) record(major, version);
+    const previous = positionals[0] === undefined ? await checkPreviousVersions(major, scratch) : [];
+    const passes = (comparison?.passes ?? true) && previous.every((line) => line.passes);
+    if (values.json) {
+      const main = base.found ? { base: base.id, ...comparison } : { base: null, reason: base.description, passes: true };
+      process.stdout.write(`${JSON.stringify({ ...main, ...(previous.length > 0 ? { previousVersions: previous } : {}) }, null, 2)}\n`);
+    }
+    if (values.record && (comparison?.passes ?? true)) record(major, version);
     else if (values.record) process.stderr.write(`Not recorded: ${specLabel} breaks what was released without a new major version.\n`);
-    return comparison.passes ? 0 : 1;
+    return passes ? 0 : 1;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -3,9 +3,11 @@
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { build } from 'esbuild';
+import { cachePathOf } from '../src/contract/contract-cache.js';
 import { COMPRESSED_SUFFIX } from '../src/contract/reference-docs.js';
+import { releasedContracts } from '../src/contract/released-contracts.js';
 import { parseCommandLine } from '../src/shared/command-line.js';
 import { PACKAGE_ROOT } from '../src/shared/package-root.js';
 
@@ -14,7 +16,8 @@ const HELP = `Usage: npm run release [-- --output DIR]
 Builds a self-contained production release of the Animal Store into release/ (or DIR), made
 from what is committed: the service and the keys CLI bundled with esbuild (ES modules; pg,
 ioredis and prom-client in chunks loaded only when configured), the contract (openapi.yaml and
-its parsed build/openapi.json), the rendered docs (build/docs/index.html, and its .br and .gz), and a package.json
+its parsed build/openapi.json) and the released contracts of earlier majors it serves beside it
+(contracts/released/, parsed into build/contracts/released/), the rendered docs (build/docs/index.html, and its .br and .gz), and a package.json
 whose dependencies are better-sqlite3 (a native module), Express and express-openapi-validator,
 installed there with npm ci (production dependencies only) from a package-lock.json cut from the
 repository's, so nested versions are the ones the repository was tested with. Nothing of the development dependencies is needed to run it:
@@ -86,6 +89,15 @@ function copyContractAndDocs(out: string): void {
   cpSync(join(PACKAGE_ROOT, 'scripts', 'check-node.cjs'), join(out, 'scripts', 'check-node.cjs'));
   mkdirSync(join(out, 'build', 'docs'), { recursive: true });
   cpSync(join(PACKAGE_ROOT, 'build', 'openapi.json'), join(out, 'build', 'openapi.json'), { preserveTimestamps: true });
+  // The released contracts of earlier majors, served beside openapi.yaml, and their parsed copies.
+  for (const { path } of releasedContracts()) {
+    const inPackage = relative(PACKAGE_ROOT, path);
+    mkdirSync(dirname(join(out, inPackage)), { recursive: true });
+    cpSync(path, join(out, inPackage), { preserveTimestamps: true });
+    const parsed = relative(PACKAGE_ROOT, cachePathOf(path)!);
+    mkdirSync(dirname(join(out, parsed)), { recursive: true });
+    cpSync(join(PACKAGE_ROOT, parsed), join(out, parsed), { preserveTimestamps: true });
+  }
   // Newer than the contract, so it is served as it is (there is no Redocly to render it again);
   // its compressed copies after it, so that they are not older than the page.
   for (const file of ['index.html', ...Object.values(COMPRESSED_SUFFIX).map((suffix) => `index.html${suffix}`)])

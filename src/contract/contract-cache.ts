@@ -1,17 +1,29 @@
 import { hash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 import { PACKAGE_ROOT } from '../shared/package-root.js';
 
 /**
- * openapi.yaml parsed once, by `npm run build`, and kept as JSON with the SHA-256 of the text it
- * was parsed from. Parsing the YAML takes about a tenth of the service's start-up; JSON.parse of
- * the same document well under a millisecond. The copy is used only while its hash matches the
- * contract's text as it is now, so an edited contract is never read stale: it is parsed again.
+ * The contracts the service serves (openapi.yaml, and the released contracts of earlier majors)
+ * parsed once, by `npm run build`, and kept as JSON with the SHA-256 of the text each was parsed
+ * from. Parsing the YAML takes about a tenth of the service's start-up; JSON.parse of the same
+ * document well under a millisecond, and the release has no YAML parser at all. A copy is used
+ * only while its hash matches the contract's text as it is now, so an edited contract is never
+ * read stale: it is parsed again.
  */
-const CONTRACT_CACHE_PATH = join(PACKAGE_ROOT, 'build', 'openapi.json');
+const CACHE_DIR = join(PACKAGE_ROOT, 'build');
+
+/**
+ * Where the parsed copy of a contract of this package is kept: build/openapi.json for
+ * openapi.yaml, build/<its path>.json for another (build/contracts/released/1.x.json); undefined
+ * for a file outside the package.
+ */
+export function cachePathOf(specPath: string): string | undefined {
+  const inPackage = relative(PACKAGE_ROOT, specPath);
+  if (inPackage.startsWith('..') || isAbsolute(inPackage)) return undefined;
+  return join(CACHE_DIR, inPackage.replace(/\.ya?ml$/, '') + '.json');
+}
 
 interface CacheFile {
   sourceSha256: string;
@@ -27,7 +39,8 @@ export function parseYaml(text: string): unknown {
 }
 
 /** The document cached for exactly `text`, or undefined (no cache, another text, unreadable). */
-export function cachedContract(text: string, cachePath: string = CONTRACT_CACHE_PATH): unknown {
+export function cachedContract(text: string, cachePath: string | undefined): unknown {
+  if (cachePath === undefined) return undefined;
   let cache: CacheFile;
   try {
     cache = JSON.parse(readFileSync(cachePath, 'utf8')) as CacheFile;
@@ -37,16 +50,11 @@ export function cachedContract(text: string, cachePath: string = CONTRACT_CACHE_
   return cache && cache.sourceSha256 === sha256(text) ? cache.document : undefined;
 }
 
-/** Parses the contract at `specPath` and writes the cache for its text. */
-export function writeContractCache(specPath: string, cachePath: string = CONTRACT_CACHE_PATH): void {
+/** Parses the contract at `specPath` and writes the cache for its text; returns where. */
+export function writeContractCache(specPath: string, cachePath: string = cachePathOf(specPath)!): string {
   const text = readFileSync(specPath, 'utf8');
   const cache: CacheFile = { sourceSha256: sha256(text), document: parseYaml(text) };
   mkdirSync(dirname(cachePath), { recursive: true });
   writeFileSync(cachePath, JSON.stringify(cache));
-}
-
-// `node dist/src/contract/contract-cache.js --write`: what `npm run build` runs after compiling.
-if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv.includes('--write')) {
-  writeContractCache(join(PACKAGE_ROOT, 'openapi.yaml'));
-  process.stdout.write(`Parsed openapi.yaml into ${CONTRACT_CACHE_PATH}\n`);
+  return cachePath;
 }

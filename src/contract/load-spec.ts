@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../shared/package-root.js';
-import { cachedContract, parseYaml } from './contract-cache.js';
+import { cachedContract, cachePathOf, parseYaml } from './contract-cache.js';
 
 /** Absolute path of the contract, `openapi.yaml` at the root of the package. */
 export const SPEC_PATH = join(PACKAGE_ROOT, 'openapi.yaml');
@@ -17,8 +17,8 @@ export interface OpenApiDocument {
 }
 
 /**
- * Reads and parses the contract (openapi.yaml from the cache `npm run build` writes, while it
- * matches the text: see contract-cache.ts); throws with the path (or `label`, when the text came from
+ * Reads and parses a contract (from the cache `npm run build` writes for the package's own, while
+ * it matches the text: see contract-cache.ts); throws with the path (or `label`, when the text came from
  * elsewhere, such as a git revision) and, for malformed YAML, the line in the message.
  */
 export function loadSpec(path: string = SPEC_PATH, label: string = path): OpenApiDocument {
@@ -28,7 +28,7 @@ export function loadSpec(path: string = SPEC_PATH, label: string = path): OpenAp
   } catch (cause) {
     throw new Error(`Cannot read the OpenAPI document at ${label}`, { cause });
   }
-  let doc: unknown = path === SPEC_PATH ? cachedContract(text) : undefined;
+  let doc: unknown = cachedContract(text, cachePathOf(path));
   try {
     doc ??= parseYaml(text);
   } catch (cause) {

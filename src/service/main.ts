@@ -4,7 +4,8 @@ import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { basePathsOf } from 'contract-kit';
-import { loadSpec, resolveRef } from '../contract/load-spec.js';
+import { loadSpec, resolveRef, SPEC_PATH, type OpenApiDocument } from '../contract/load-spec.js';
+import { previousVersions } from '../contract/released-contracts.js';
 import { listOperations } from '../contract/operations.js';
 import { invokedAs } from '../shared/command-line.js';
 import { PACKAGE_ROOT } from '../shared/package-root.js';
@@ -29,8 +30,9 @@ const HELP = `Usage: npm start          (from the TypeScript sources, for develo
        npm run serve      (compiled by npm run build: starts faster)
        node server.js     (in the folder npm run release makes, for production)
 
-Serves the Animal Store API (openapi.yaml) under /v1: on the embedded SQLite store by
-default, on PostgreSQL with DATABASE_URL, with limits shared through Redis with REDIS_URL.
+Serves the Animal Store API: openapi.yaml under its servers' path (/v1), and beside it the
+released contract of each earlier major version (contracts/released/<major>.x.yaml, under its
+own path), all on one store: the embedded SQLite store by default, on PostgreSQL with DATABASE_URL, with limits shared through Redis with REDIS_URL.
 Configuration comes from the environment:
 
 ${describeSettings().replaceAll(`${PACKAGE_ROOT}/`, '')}
@@ -160,12 +162,19 @@ function announce(config: Config, logger: Logger, port: number, developmentKey: 
   // Production writes JSON lines only (the line above says it all); people get a banner.
   if (config.nodeEnv === 'production') return;
   const doc = loadSpec();
-  // Where the contract's servers put its operations (/v1), as the app serves them.
-  const base = `http://localhost:${port}${basePathsOf(doc)[0] ?? ''}`;
+  // Where the contracts' servers put their operations (/v1), as the app serves them.
+  const baseOf = (contract: OpenApiDocument) => `http://localhost:${port}${basePathsOf(contract)[0] ?? ''}`;
+  const base = baseOf(doc);
   // The keys' environment is not the process's mode: `npm start` is development serving production keys.
   const server = doc.servers?.find((s) => s.description?.toLowerCase() === config.environment);
   process.stdout.write(
-    `${doc.info.title} at ${base} (NODE_ENV=${config.nodeEnv})\n` +
+    `${doc.info.title} ${doc.info.version} at ${base} (NODE_ENV=${config.nodeEnv})\n` +
+      previousVersions(SPEC_PATH, doc)
+        .map(({ label, doc: old }) => {
+          const sunset = typeof old.info['x-sunset'] === 'string' ? `, until ${old.info['x-sunset']}` : '';
+          return `  and ${old.info.version} at ${baseOf(old)} (${label}${sunset})\n`;
+        })
+        .join('') +
       `  takes ${config.environment} keys only (${keyPrefix(config.environment)}…, ANIMAL_STORE_ENV)${server ? `: the keys of ${server.url}` : ''}\n` +
       `  ${where}, ${limits}\n`,
   );

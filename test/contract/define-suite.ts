@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest';
-import { loadSpec } from '../../src/contract/load-spec.js';
+import { loadSpec, type OpenApiDocument } from '../../src/contract/load-spec.js';
 import { contractCases, type ContractCase, type ContractTarget } from './cases.js';
 import { ContractChecker } from './conformance.js';
 
@@ -10,9 +10,15 @@ import { ContractChecker } from './conformance.js';
 export function defineContractSuite(
   label: string,
   getTarget: () => ContractTarget,
-  { only = () => true }: { only?: (contractCase: ContractCase) => boolean } = {},
+  {
+    only = () => true,
+    contract: doc = loadSpec(),
+  }: {
+    only?: (contractCase: ContractCase) => boolean;
+    /** The contract the target serves at its baseUrl. @default openapi.yaml */
+    contract?: OpenApiDocument;
+  } = {},
 ): void {
-  const doc = loadSpec();
   const checker = new ContractChecker(doc);
   describe(`contract suite against ${label}`, () => {
     for (const contractCase of contractCases(doc).filter(only)) {

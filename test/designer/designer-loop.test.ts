@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parse, parseDocument } from 'yaml';
 import { RESPONSE_HEADERS } from '../support/added-operation.js';
 import { ROOT } from '../support/run.js';
 import { RepositoryCopy, type Outcome } from './repository-copy.js';
@@ -12,7 +13,8 @@ import { RepositoryCopy, type Outcome } from './repository-copy.js';
  * (a) an optional field added: everything green and the field round-trips; (b) a required field
  * no store keeps: the gate names it; (c) an operation that writes added: only its stub's signal,
  * then green once its handler, one store method and its test are written, on both stores; (d) a
- * released field removed: check:breaking (and so npm run check) fails until the major is raised. Slow (minutes): `npm run test:designer`, and `.ci/run` runs it.
+ * released field removed: check:breaking (and so npm run check) fails until the major is raised, and
+ * the guide's "A new major version", followed from its own text, serves /v1 beside /v2. Slow (minutes): `npm run test:designer`, and `.ci/run` runs it.
  */
 let copy: RepositoryCopy;
 const MINUTES = 60_000;
@@ -46,6 +48,26 @@ async function vitest(
     ...(file.assertionResults.length === 0 && file.message ? [{ name: file.name, messages: [file.message] }] : []),
   ]);
   return { outcome, failures };
+}
+
+/** The text of a section of docs/designers.md, from its heading to the next. */
+function guideSection(heading: string): string {
+  const text = readFileSync(join(ROOT, 'docs/designers.md'), 'utf8');
+  const start = text.indexOf(`## ${heading}\n`);
+  if (start < 0) throw new Error(`docs/designers.md has no section "${heading}"`);
+  const end = text.indexOf('\n## ', start + 1);
+  return text.slice(start, end < 0 ? undefined : end);
+}
+
+/** The code blocks of a language in a guide's text, each without its fences and indentation. */
+function codeBlocks(text: string, language: string): string[] {
+  return [...text.matchAll(new RegExp(`^( *)\`\`\`${language}\n([\\s\\S]*?)^\\1\`\`\``, 'gm'))].map(([, indent, body]) =>
+    body!
+      .split('\n')
+      .map((line) => line.slice(indent!.length))
+      .join('\n')
+      .trim(),
+  );
 }
 
 const TAGS = {
@@ -85,7 +107,7 @@ describe('the designer loop on a copy of the repository', () => {
   );
 
   it(
-    "(d) a released field removed: check:breaking fails and names it until info.version's major is raised",
+    "(d) a released field removed: check:breaking fails and names it until info.version's major is raised; the guide's new major version then ends green, with /v1 served beside /v2, each passing the contract suite against its own contract",
     async () => {
       const addTags = () =>
         copy.editContract((contract) => {
@@ -111,8 +133,49 @@ describe('the designer loop on a copy of the repository', () => {
       const released = await copy.npm('check:breaking');
       succeeds(released);
       expect(released.stdout).toMatch(/released as a new major version/);
+
+      // The rest of the guide's "A new major version", its commands read from its text.
+      const guide = guideSection('A new major version');
+      copy.editContract((contract) => {
+        for (const [i, server] of (contract.toJS() as { servers: { url: string }[] }).servers.entries())
+          contract.setIn(['servers', i, 'url'], server.url.replace(/\/v1$/, '/v2'));
+      });
+      const [commands, sunset] = [codeBlocks(guide, 'sh')[0]!, codeBlocks(guide, 'yaml')[0]!];
+      expect(commands).toContain('npm run check');
+      for (const command of commands.split('\n').filter(Boolean)) {
+        const [program, ...args] = command.split(/\s+/);
+        succeeds(await copy.sh(program!, args));
+      }
+      copy.edit('contracts/released/1.x.yaml', (text) => {
+        const released = parseDocument(text);
+        for (const [key, value] of Object.entries(parse(sunset) as Record<string, unknown>)) released.setIn(['info', key], value);
+        return released.toString({ lineWidth: 0 });
+      });
+      succeeds(await copy.npm('check'));
+      const lines = await copy.npm('check:breaking');
+      succeeds(lines);
+      expect(lines.stdout).toMatch(
+        /Comparing contracts\/released\/1\.x\.yaml \(the 1\.x line, still served\) with its last committed version/,
+      );
+
+      // Both versions served side by side, each passing the contract suite against its own contract.
+      const { outcome, failures } = await vitest(['test/contract/server.contract.test.ts']);
+      expect(failures, show(outcome)).toEqual([]);
+      succeeds(outcome);
+      const suites = JSON.parse(readFileSync(join(copy.dir, 'test-results/designer-results.json'), 'utf8')) as {
+        testResults: { assertionResults: { fullName: string; status: string }[] }[];
+      };
+      const passed = suites.testResults.flatMap((file) => file.assertionResults).filter((test) => test.status === 'passed');
+      expect(passed.filter((test) => test.fullName.includes("the real server's contracts/released/1.x.yaml")).length).toBeGreaterThan(20);
+      expect(passed.filter((test) => test.fullName.includes('the real server (in-process')).length).toBeGreaterThan(20);
+
+      // An edit of the released 1.x that breaks its clients fails check:breaking, major or not.
+      copy.edit('contracts/released/1.x.yaml', (text) => text.replace('maximum: 100', 'maximum: 50'));
+      const narrowed = await copy.npm('check:breaking');
+      expect(narrowed.code, show(narrowed)).toBe(1);
+      expect(narrowed.stdout).toMatch(/breaking change\(s\) without a new major version/);
     },
-    5 * MINUTES,
+    20 * MINUTES,
   );
 
   it(

@@ -88,7 +88,7 @@ describe('start-up', () => {
           .filter((line) => line !== '' && !line.startsWith('{'))
           .slice(0, 3);
         expect(banner).toEqual([
-          `Animal Store API at http://localhost:${port}/v1 (NODE_ENV=development)`,
+          `Animal Store API 1.0.0 at http://localhost:${port}/v1 (NODE_ENV=development)`,
           `  takes ${environment} keys only (${prefix}…, ANIMAL_STORE_ENV): the keys of ${server}`,
           `  SQLite at ${join(dir, `banner-${environment}.db`)}, limits in memory`,
         ]);

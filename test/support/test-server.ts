@@ -16,7 +16,9 @@ import type { ConnectionLimits } from '../../src/service/http/connection-cap.js'
 import type { HttpTimeouts } from '../../src/service/http/http-server.js';
 import type { PublicLimits } from '../../src/service/limits/plans.js';
 import { startService } from '../../src/service/start-service.js';
-import type { OpenApiDocument } from '../../src/contract/load-spec.js';
+import { basePathsOf } from 'contract-kit';
+import { loadSpec, type OpenApiDocument } from '../../src/contract/load-spec.js';
+import type { PreviousVersion } from '../../src/contract/released-contracts.js';
 import type { Handlers } from '../../src/service/http/handler-types.js';
 import { PostgresStore } from '../../src/service/store/postgres/postgres-store.js';
 import { SqliteStore } from '../../src/service/store/sqlite/sqlite-store.js';
@@ -47,6 +49,8 @@ export interface TestServerOptions {
   connections?: Partial<ConnectionLimits>;
   /** The contract the app serves and validates against. @default openapi.yaml */
   spec?: OpenApiDocument;
+  /** Released contracts of earlier majors served beside it. @default contracts/released's below openapi.yaml's major, without spec */
+  previousVersions?: readonly PreviousVersion[];
   /** Limits per address of the documents and health checks. @default PUBLIC_LIMITS */
   publicLimits?: PublicLimits;
   /** Origins allowed to call from a browser (CORS). @default none */
@@ -86,6 +90,7 @@ export async function startTestServer(options: TestServerOptions = {}) {
     handlers: options.handlers,
     trustProxy: options.trustProxy,
     spec: options.spec,
+    previousVersions: options.previousVersions,
     publicLimits: options.publicLimits,
     corsOrigins: options.corsOrigins,
     metrics: options.metrics,
@@ -97,7 +102,8 @@ export async function startTestServer(options: TestServerOptions = {}) {
     alsoClose: [() => rmSync(dir, { recursive: true, force: true })],
   });
   const { port } = service;
-  const baseUrl = `http://127.0.0.1:${port}/v1`;
+  // Under the contract's first server path (/v1), as the app serves it.
+  const baseUrl = `http://127.0.0.1:${port}${basePathsOf(options.spec ?? loadSpec())[0]}`;
 
   /** Issues a key straight into the store and returns it. */
   const newKey = async (plan: Plan = 'pro', limits?: Limits, env: KeyEnvironment = environment) =>

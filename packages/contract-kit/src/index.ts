@@ -15,6 +15,7 @@ export {
 } from './contract/operations.js';
 export { operationNames } from './contract/names.js';
 export { basePathsOf, serverPath, serverUrl } from './contract/servers.js';
+export { majorOf } from './contract/version.js';
 export { contractServer, unmatchedOf, type ContractServer, type ContractServerOptions, type Unmatched } from './server/contract-server.js';
 export type { Steps } from './server/steps.js';
 export { deprecationHeaders } from './server/deprecation.js';

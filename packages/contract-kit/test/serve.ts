@@ -8,7 +8,11 @@ import { closeUnreadBody, contractServer, loadContract, type ContractServerOptio
 /** A fixture contract's path. */
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 
-type ServeOptions = Omit<ContractServerOptions, 'contract'> & { bodyLimitBytes?: number };
+type ServeOptions = Omit<ContractServerOptions, 'contract'> & {
+  bodyLimitBytes?: number;
+  /** Changes the fixture's document before it is served. */
+  edit?: (contract: Awaited<ReturnType<typeof loadContract>>) => void;
+};
 
 /** An app serving a fixture contract with the kit, on a free loopback port, as the kit's README shows. */
 export async function serve(name: string, options: ServeOptions) {
@@ -24,17 +28,19 @@ export async function serveContracts(contracts: readonly (readonly [name: string
   const warnings: string[] = [];
   const errors: unknown[] = [];
   const kits = await Promise.all(
-    contracts.map(async ([name, options]) =>
-      contractServer({
-        contract: await loadContract(fixture(name)),
+    contracts.map(async ([name, { edit, ...options }]) => {
+      const contract = await loadContract(fixture(name));
+      edit?.(contract);
+      return contractServer({
+        contract,
         label: name,
         onWarning: (message) => warnings.push(message),
         onError: (error, problem) => {
           if (problem.status === 500) errors.push(error);
         },
         ...options,
-      }),
-    ),
+      });
+    }),
   );
   const app = express();
   for (const kit of kits) app.use(kit.router);

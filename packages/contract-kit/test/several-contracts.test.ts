@@ -73,3 +73,54 @@ describe('two contracts on one app, each under its own base path', () => {
     expect(both.errors).toEqual([]);
   });
 });
+
+describe("a major version served beside its successor, its end named in the contract's info", () => {
+  let versions: Served;
+  const stations = () => ({ status: 200 as const, body: [{ id: 1, name: 'Central' }] });
+  beforeAll(async () => {
+    versions = await serveContracts([
+      [
+        'rail-3.1.yaml',
+        {
+          basePath: '/v1',
+          handlers: { getStations: stations },
+          edit: (contract) => Object.assign(contract.info, { 'x-deprecated-at': '2026-01-01', 'x-sunset': '2030-12-05' }),
+        },
+      ],
+      ['rail-3.1.yaml', { basePath: '/v2', handlers: { getStations: stations } }],
+    ]);
+  });
+  afterAll(() => versions.close());
+
+  it('sends Deprecation and Sunset on every answer of the old version, 200 or refusal, and none on the new one', async () => {
+    for (const path of ['/v1/stations', '/v1/stations?limit=none']) {
+      const old = await versions.fetch(path);
+      expect([200, 400]).toContain(old.status);
+      expect(old.headers.get('deprecation')).toBe(`@${Date.parse('2026-01-01') / 1000}`);
+      expect(old.headers.get('sunset')).toBe('Thu, 05 Dec 2030 00:00:00 GMT');
+    }
+    const current = await versions.fetch('/v2/stations');
+    expect(current.status).toBe(200);
+    expect(current.headers.get('deprecation')).toBeNull();
+    expect(current.headers.get('sunset')).toBeNull();
+  });
+
+  it('answers 410 once the date is past', async () => {
+    const ended = await serveContracts([
+      [
+        'rail-3.1.yaml',
+        {
+          basePath: '/v1',
+          handlers: { getStations: stations },
+          edit: (contract) => Object.assign(contract.info, { 'x-sunset': '2020-01-01' }),
+        },
+      ],
+    ]);
+    try {
+      const gone = await ended.fetch('/v1/stations');
+      expect(gone.status).toBe(410);
+    } finally {
+      await ended.close();
+    }
+  });
+});

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { handlers as generatedHandlers } from '../../../generated/handlers.js';
 import { BODY_LIMITS } from '../../contract/body-limits.js';
 import { loadSpec, SPEC_PATH, type OpenApiDocument } from '../../contract/load-spec.js';
+import { previousVersions, type PreviousVersion } from '../../contract/released-contracts.js';
 import type { Clock } from '../clock.js';
 import type { KeyEnvironment } from '../keys/key-format.js';
 import { BannedAddresses } from '../limits/banned-addresses.js';
@@ -44,6 +45,12 @@ export interface AppDependencies {
   handlers?: Handlers;
   /** @default openapi.yaml */
   spec?: OpenApiDocument;
+  /**
+   * The released contracts of earlier major versions, each served under its own servers' path
+   * beside `spec`, by the same handlers (by operationId) on the same store.
+   * @default with the default spec, contracts/released's below openapi.yaml's major; else none
+   */
+  previousVersions?: readonly PreviousVersion[];
   /** The rendered reference served at /docs. @default build/docs/index.html */
   docsPath?: string;
   /** Limits per address of the documents and health checks served without a key. @default PUBLIC_LIMITS */
@@ -77,7 +84,11 @@ export function createApp(deps: AppDependencies): Express {
   const publicLimiter = new RateLimiter(memoryCounters(), deps.clock, { banAfterRefusals: Number.MAX_SAFE_INTEGER, banSeconds: 1 });
   // Addresses this instance saw banned: their unknown keys are not looked up in the store.
   const bannedAddresses = new BannedAddresses(deps.clock, deps.limiter.validKeys);
-  const kit = serveContract(deps, doc, handlers, bannedAddresses);
+  const kit = serveContract(deps, doc, 'openapi.yaml', handlers, bannedAddresses);
+  const previous = (deps.previousVersions ?? (deps.spec ? [] : previousVersions(SPEC_PATH, doc))).map((version) =>
+    servePreviousVersion(deps, version, kit, handlers, bannedAddresses),
+  );
+  const kits = [kit, ...previous];
   // Stubs written by `npm run generate` answer 501 until someone writes them: say so at start.
   warnOfStubs(
     kit.operations.map((op) => op.name),
@@ -88,12 +99,12 @@ export function createApp(deps: AppDependencies): Express {
   const app = expressApp(deps.trustProxy ?? false);
   app.use(requestContext(deps.logger, metrics, deps.clock));
   // Preflights are answered before the key and the limits: a browser sends neither with them.
-  app.use(corsFor(deps.corsOrigins ?? [], [...new Set(kit.operations.map((op) => op.method.toUpperCase()))]));
+  app.use(corsFor(deps.corsOrigins ?? [], [...new Set(kits.flatMap((k) => k.operations.map((op) => op.method.toUpperCase())))]));
   const healthLimit = limitPublic(publicLimiter, 'health', publicLimits.health);
   app.get('/healthz', healthLimit, healthz);
   app.get('/readyz', healthLimit, readyz(deps.store, deps.stopping));
   app.use(contractDocuments(doc, specText, limitPublic(publicLimiter, 'documents', publicLimits.documents), deps.docsPath));
-  app.use(kit.router);
+  for (const served of kits) app.use(served.router);
   app.use(kit.notFound);
   app.use(kit.errorHandler);
   return app;
@@ -106,13 +117,13 @@ export function createApp(deps: AppDependencies): Express {
  * sunset gate, strict parameters, the body, the validator, the pet name's canonical form, the
  * Idempotency-Key, the handler.
  */
-function serveContract(deps: AppDependencies, doc: OpenApiDocument, handlers: Handlers, bannedAddresses: BannedAddresses) {
+function serveContract(deps: AppDependencies, doc: OpenApiDocument, label: string, handlers: Handlers, bannedAddresses: BannedAddresses) {
   const metrics = deps.metrics ?? NO_METRICS;
   const limit = rateLimit(deps.limiter, deps.anonymousLimits, bannedAddresses, metrics);
   const [bearer] = Object.keys(doc.components?.securitySchemes ?? {});
   return contractServer({
     contract: doc,
-    label: 'openapi.yaml',
+    label,
     handlers,
     security: bearer ? { [bearer]: apiKeyVerifier(deps.store, deps.environment, bannedAddresses) } : {},
     errors: errorBody,
@@ -138,9 +149,33 @@ function serveContract(deps: AppDependencies, doc: OpenApiDocument, handlers: Ha
     beforeSend: recordAnswer(deps.store),
     problemOf,
     onError: reportError(metrics),
-    onWarning: (message) => deps.logger.warn(message),
+    onWarning: (message) => deps.logger.warn(label === 'openapi.yaml' ? message : `${label}: ${message}`),
     now: () => deps.clock.now(),
   });
+}
+
+/**
+ * A previous major version, served by the current handlers under its own servers' path. Its
+ * operations are matched to handlers by operationId; one the current contract no longer has
+ * answers 501, and the kit's warning at start names it. Every answer is checked against the
+ * previous contract.
+ * @throws Error when it would be served under a path the current contract takes
+ */
+function servePreviousVersion(
+  deps: AppDependencies,
+  version: PreviousVersion,
+  current: ReturnType<typeof serveContract>,
+  handlers: Handlers,
+  bannedAddresses: BannedAddresses,
+) {
+  const served = serveContract(deps, version.doc, version.label, handlers, bannedAddresses);
+  const shared = served.basePaths.filter((path) => current.basePaths.includes(path));
+  if (shared.length > 0)
+    throw new Error(
+      `${version.label} (the released ${version.major}.x) and openapi.yaml would both be served under ${shared[0] || '/'}: ` +
+        `give openapi.yaml's servers a path of its new major version (such as /v${version.major + 1})`,
+    );
+  return served;
 }
 
 /**

@@ -2,14 +2,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { CommandError, parseCommand, UsageError } from './command-line.js';
-import {
-  CHANGE_CLASSES,
-  compareContracts,
-  majorOrNone,
-  type ChangeClass,
-  type ContractChange,
-  type ContractComparison,
-} from './compare-contracts.js';
+import { CHANGE_CLASSES, compareContracts, type ChangeClass, type ContractChange, type ContractComparison } from './compare-contracts.js';
+import { majorOrNone } from '../contract/version.js';
 import { findBaseRevision, writeContractAtRevision } from './git-revision.js';
 
 export const CHECK_BREAKING_HELP = `Usage: contract-kit check-breaking [--spec FILE] [--base REF|FILE] [--json]

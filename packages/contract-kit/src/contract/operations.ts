@@ -37,10 +37,11 @@ export interface Operation {
   /** Where it sits in the contract, as a JSON pointer (`#/paths/~1books/get`). */
   pointer: string;
   summary: string;
+  /** `deprecated: true`, or the contract's `info` names its end (`x-sunset` or `x-deprecated-at`). */
   deprecated: boolean;
-  /** When it was deprecated (`x-deprecated-at`, ISO 8601), or null. */
+  /** When it was deprecated (`x-deprecated-at`, ISO 8601, its own else `info`'s), or null. */
   deprecatedAt: string | null;
-  /** When it goes away (`x-sunset`, ISO 8601), or null. */
+  /** When it goes away (`x-sunset`, ISO 8601, its own else `info`'s), or null. */
   sunset: string | null;
   /** What replaces it (`x-successor`, a path or a URL), or null. */
   successor: string | null;
@@ -113,6 +114,10 @@ function parametersOf(doc: OpenApiDocument, pathLevel: unknown[], opLevel: unkno
  */
 export function listOperations(doc: OpenApiDocument, label = 'the contract'): Operation[] {
   const found: Omit<Operation, 'name'>[] = [];
+  // A whole contract's end (a major version served beside its successor): info's x-sunset and
+  // x-deprecated-at deprecate every operation that names no date of its own.
+  const info: Record<string, unknown> = { ...doc.info };
+  const dateOf = (node: Record<string, unknown>, key: string) => (typeof node[key] === 'string' ? node[key] : null);
   const ids = new Map<string, string>();
   for (const [path, rawItem] of Object.entries(doc.paths ?? {})) {
     const itemPointer = `#/paths/${escapePointer(path)}`;
@@ -141,9 +146,9 @@ export function listOperations(doc: OpenApiDocument, label = 'the contract'): Op
         path,
         pointer,
         summary: typeof op.summary === 'string' ? op.summary : '',
-        deprecated: op.deprecated === true,
-        deprecatedAt: typeof op['x-deprecated-at'] === 'string' ? op['x-deprecated-at'] : null,
-        sunset: typeof op['x-sunset'] === 'string' ? op['x-sunset'] : null,
+        deprecated: op.deprecated === true || dateOf(info, 'x-sunset') !== null || dateOf(info, 'x-deprecated-at') !== null,
+        deprecatedAt: dateOf(op, 'x-deprecated-at') ?? dateOf(info, 'x-deprecated-at'),
+        sunset: dateOf(op, 'x-sunset') ?? dateOf(info, 'x-sunset'),
         successor: typeof op['x-successor'] === 'string' ? op['x-successor'] : null,
         parameters,
         requestBody: body && {
