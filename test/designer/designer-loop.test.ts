@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parse, parseDocument } from 'yaml';
+import { isSeq, parse, parseDocument, type YAMLMap } from 'yaml';
 import { RESPONSE_HEADERS } from '../support/added-operation.js';
 import { ROOT } from '../support/run.js';
 import { RepositoryCopy, type Outcome } from './repository-copy.js';
@@ -179,22 +179,60 @@ describe('the designer loop on a copy of the repository', () => {
   );
 
   it(
-    '(b) a required Pet field that no store keeps: generate and check fail and name the field and the migration to write',
+    '(b) a required Pet field that no store keeps: generate and check fail and name each step; the guide, followed from its own text, ends in a green npm run check, and the field is kept and defaulted on both stores',
     async () => {
+      const guide = guideSection('A field every animal must have');
+      const [field, migration, columns, commands] = [
+        codeBlocks(guide, 'yaml')[0]!,
+        codeBlocks(guide, 'ts')[0]!,
+        codeBlocks(guide, 'ts')[1]!,
+        codeBlocks(guide, 'sh')[0]!,
+      ];
+      const [[name, schema]] = Object.entries(parse(field) as Record<string, unknown>) as [[string, unknown]];
       copy.editContract((contract) => {
-        contract.setIn(['components', 'schemas', 'Pet', 'properties', 'bornOn'], { type: 'string', format: 'date' });
-        contract.addIn(['components', 'schemas', 'Pet', 'required'], 'bornOn');
+        contract.setIn(['components', 'schemas', 'Pet', 'properties', name], schema);
+        contract.setIn(['components', 'schemas', 'NewPet', 'properties', name], schema);
+        contract.addIn(['components', 'schemas', 'Pet', 'required'], name);
       });
       const generated = await copy.npm('generate');
       expect(generated.code, show(generated)).toBe(1);
-      expect(generated.stderr).toMatch(/Pet\.bornOn is required in every animal returned, but no store keeps it/);
-      expect(generated.stderr).toContain('"add pets.born_on" in src/service/store/migrations.ts');
-      // Lint stops it first: the examples of Pet lack the field.
+      expect(generated.stderr).toMatch(new RegExp(`Pet\\.${name} is required in every animal returned, but no store keeps it`));
+      expect(generated.stderr).toContain(`"add pets.${name}" appended to MIGRATIONS in src/service/store/migrations.ts`);
+      expect(generated.stderr).toContain(`${name}: '${name}' in PET_COLUMNS in src/service/store/pet-record.ts`);
       const checked = await copy.npm('check');
       expect(checked.code, show(checked)).not.toBe(0);
-      expect(checked.stdout + checked.stderr).toMatch(/bornOn/);
+      expect(checked.stdout + checked.stderr).toMatch(new RegExp(name));
+
+      // The guide's steps, as written.
+      copy.edit('src/service/store/migrations.ts', (text) => text.replace(/\n\];\n?$/, `\n${migration.replace(/^/gm, '  ')}\n];\n`));
+      copy.edit('src/service/store/pet-record.ts', (text) => text.replace(/^export const PET_COLUMNS = .*$/m, columns));
+      const examples = [...generated.stderr.matchAll(/#\/components\/examples\/(\w+)\/value/g)].map(([, example]) => example!);
+      expect(examples.length, generated.stderr).toBeGreaterThan(0);
+      copy.editContract((contract) => {
+        for (const example of examples) {
+          const at = ['components', 'examples', example, 'value'];
+          const value = contract.getIn(at);
+          for (const animal of isSeq(value) ? value.items : [value]) (animal as YAMLMap).set(name, 'unknown');
+        }
+      });
+      for (const command of commands.split('\n').filter(Boolean)) {
+        const [program, ...args] = command.split(/\s+/);
+        succeeds(await copy.sh(program!, args));
+      }
+
+      // Kept and defaulted on both stores, and every test that is about the store, the server or the contract passes.
+      copy.write('test/required-field.test.ts', REQUIRED_FIELD_TEST(name));
+      const { outcome, failures } = await vitest([
+        'test/required-field.test.ts',
+        'test/store',
+        'test/server',
+        'test/property',
+        'test/contract/server.contract.test.ts',
+      ]);
+      expect(failures, show(outcome)).toEqual([]);
+      succeeds(outcome);
     },
-    10 * MINUTES,
+    20 * MINUTES,
   );
 
   it(
@@ -318,4 +356,33 @@ const DELETE_PET_STORE_TEST = `    it(
       }),
     );
 
+`;
+
+/** What the guide promises of a required field with a column: an animal added without it gets the default, one with it keeps it. */
+const REQUIRED_FIELD_TEST = (name: string) => `import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postgresEnabled } from './support/services.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
+
+for (const engine of ['sqlite', 'postgres'] as const) {
+  describe.skipIf(engine === 'postgres' && !postgresEnabled())(\`${name} on \${engine}\`, () => {
+    let server: TestServer;
+    beforeAll(async () => {
+      server = await startTestServer({ engine });
+    });
+    afterAll(() => server?.close());
+
+    it('returns the default for an animal added without it, and the value sent otherwise, from create, get and list', async () => {
+      const client = server.client(await server.newKey());
+      const plain = await client.POST('/pets', { body: { name: 'Plain', categoryId: 1 } });
+      expect(plain.response.status).toBe(201);
+      expect(plain.data).toMatchObject({ ${name}: 'unknown' });
+      const given = await client.POST('/pets', { body: { name: 'Given', categoryId: 1, ${name}: 'female' } });
+      expect(given.data).toMatchObject({ ${name}: 'female' });
+      const got = await client.GET('/pets/{petId}', { params: { path: { petId: given.data!.id } } });
+      expect(got.data).toMatchObject({ ${name}: 'female' });
+      const listed = await client.GET('/pets', { params: { query: { limit: 100 } } });
+      expect(listed.data!.map((pet) => pet.${name})).toEqual(['unknown', 'female']);
+    });
+  });
+}
 `;

@@ -2,6 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSpec } from '../../src/contract/load-spec.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
+import { asStored } from '../support/stored-animal.js';
 
 let server: TestServer;
 let key: string;
@@ -23,7 +24,7 @@ describe('POST /v1/pets', () => {
   it('returns 201 with the stored animal, status available by default', async () => {
     const { data, response } = await server.client(key).POST('/pets', { body: { name: 'Rex', categoryId: 3 } });
     expect(response.status).toBe(201);
-    expect(data).toEqual({ id: expect.any(Number), name: 'Rex', categoryId: 3, status: 'available' });
+    expect(data).toEqual(asStored({ id: expect.any(Number), name: 'Rex', categoryId: 3, status: 'available' }, data!));
     expect(await server.store.getPet(data!.id)).toEqual(data);
   });
 

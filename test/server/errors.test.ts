@@ -20,7 +20,7 @@ const broken: Handlers = {
     throw new NotImplementedError('createPet');
   },
   // A body the contract does not allow (status is not a PetStatus): the response validator stops it.
-  getPet: async ({ path }) => ({ status: 200, body: { id: path.petId, name: 'Rex', categoryId: 1, status: 'lost' as never } }),
+  getPet: async ({ path }) => ({ status: 200, body: { id: path.petId, name: 'Rex', categoryId: 1, status: 'lost' } as never }),
 };
 
 beforeAll(async () => {

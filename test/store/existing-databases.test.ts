@@ -6,7 +6,9 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresStore } from '../../src/service/store/postgres/postgres-store.js';
 import { SqliteStore } from '../../src/service/store/sqlite/sqlite-store.js';
+import { MIGRATIONS } from '../../src/service/store/migrations.js';
 import type { Store } from '../../src/service/store/store.js';
+import { asStored } from '../support/stored-animal.js';
 import { dropTestSchemas, newSchemaName, postgresEnabled, TEST_DATABASE_URL } from '../support/services.js';
 
 // Databases migrated by the code before the migrations were written once for both engines
@@ -28,32 +30,34 @@ const RETRY = { apiKeyId: 'key_existing', key: 'retry-1' };
 const LATER = { now: new Date('2026-01-02T00:01:00.000Z'), lockMs: 60_000, retentionMs: 86_400_000 };
 
 /** The migrations added after the fixtures were made (they hold versions 1 to 5). */
-const ADDED_SINCE = [[6, 'add idempotency_keys.claim_token']];
+const ADDED_SINCE = MIGRATIONS.filter((migration) => migration.version > 5).map((migration) => [migration.version, migration.name]);
 
 type Rows = Record<string, Record<string, unknown>[]>;
 
-/** `after` is `before` with the migrations added since applied and recorded: every row kept, the added column empty. */
+/**
+ * `after` is `before` with the migrations added since applied and recorded: every row kept in
+ * every column it had, claim_token empty (a column added since, with a default, holds it).
+ */
 function migratedSince(before: Rows, after: Rows): void {
   const applied = before.schema_migrations!.length;
   expect(after.schema_migrations!.slice(0, applied)).toEqual(before.schema_migrations);
   expect(after.schema_migrations!.slice(applied).map((row) => [row.version, row.name])).toEqual(ADDED_SINCE);
-  expect(after.idempotency_keys).toEqual(before.idempotency_keys!.map((row) => ({ ...row, claim_token: null })));
-  const untouched = (rows: Rows) => ({ ...rows, schema_migrations: [], idempotency_keys: [] });
-  expect(untouched(after)).toEqual(untouched(before));
+  expect(after.idempotency_keys!.map((row) => row.claim_token)).toEqual(before.idempotency_keys!.map(() => null));
+  const columnsBefore = (table: string, rows: Record<string, unknown>[]) =>
+    rows.map((row, i) => Object.fromEntries(Object.keys(before[table]![i] ?? {}).map((column) => [column, row[column]])));
+  for (const table of Object.keys(before).filter((name) => name !== 'schema_migrations'))
+    expect(columnsBefore(table, after[table] ?? []), table).toEqual(before[table]);
 }
 
 /** Reads, replays and writes through the store what the fixture holds. */
 async function servesWhatItHolds(store: Store): Promise<void> {
-  expect(await store.listPets({ limit: 10 })).toEqual(ANIMALS);
-  expect(await store.listPets({ limit: 10, status: 'sold' })).toEqual([ANIMALS[1]]);
+  const listed = await store.listPets({ limit: 10 });
+  expect(listed).toEqual(ANIMALS.map((animal, i) => asStored(animal, listed[i] ?? {})));
+  expect(await store.listPets({ limit: 10, status: 'sold' })).toEqual([listed[1]]);
   expect(await store.findKeyByHash(KEY_HASH)).toMatchObject({ id: 'key_existing', plan: 'enterprise', perMinute: 100, perDay: 1000 });
   expect(await store.claimIdempotencyKey(RETRY, 'f'.repeat(64), LATER)).toEqual({ outcome: 'replay', status: 201, body: ANIMALS[2] });
-  expect(await store.createPet({ name: 'Kit', categoryId: 4, status: 'available' })).toEqual({
-    id: 4,
-    name: 'Kit',
-    categoryId: 4,
-    status: 'available',
-  });
+  const kit = await store.createPet({ name: 'Kit', categoryId: 4, status: 'available' });
+  expect(kit).toEqual(asStored({ id: 4, name: 'Kit', categoryId: 4, status: 'available' }, kit));
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'animal-store-existing-'));

@@ -54,7 +54,7 @@ describe('the storage gate (npm run generate and npm run check report it)', () =
     ).toEqual([]);
   });
 
-  it('names a required Pet field that nothing stores, and the migration that would store it', () => {
+  it('names a required Pet field that nothing stores, and each step that would store it: the migration, PET_COLUMNS, the examples lacking it', () => {
     const gaps = petStorageGaps(
       edited((s) => {
         s.Pet!.properties.createdAt = { type: 'string', format: 'date-time' };
@@ -63,7 +63,13 @@ describe('the storage gate (npm run generate and npm run check report it)', () =
     );
     expect(gaps).toHaveLength(1);
     expect(gaps[0]).toMatch(/^Pet\.createdAt is required in every animal returned, but no store keeps it: NewPet does not have it/);
-    expect(gaps[0]).toContain('a migration named "add pets.created_at" in src/service/store/migrations.ts (with each engine\'s SQL)');
+    expect(gaps[0]).toContain('a migration named "add pets.created_at" appended to MIGRATIONS in src/service/store/migrations.ts');
+    expect(gaps[0]).toContain("SQLite's ADD COLUMN takes no other default");
+    expect(gaps[0]).toContain("createdAt: 'created_at' in PET_COLUMNS in src/service/store/pet-record.ts");
+    // Every example of a Pet the responses give (the list's, create's and get's), each once.
+    expect(gaps[0]).toContain(
+      'the examples #/components/examples/ListPetsResponseExample/value, #/components/examples/CreatePetResponseExample/value, #/components/examples/GetPetResponseExample/value in openapi.yaml',
+    );
   });
 
   it('names a required Pet field that NewPet has but does not always send', () => {

@@ -212,7 +212,7 @@ describe('SQLite store file', () => {
     db.close();
   });
 
-  it('lists a status page from the covering (status, id, name, category_id, other_fields) index, without a scan, a sort or a table lookup', async () => {
+  it('lists a status page from its covering index (pets_status_page…, every column an animal is read from), without a scan, a sort or a table lookup', async () => {
     const path = freshPath();
     await SqliteStore.open(path).close();
     const db = new Database(path);

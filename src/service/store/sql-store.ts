@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { ClaimLostError } from './claim-lost-error.js';
 import { claim, complete, heldBy } from './idempotency.js';
-import { otherFieldsOf, PET_SELECT, petFromRow } from './pet-record.js';
+import { PET_SELECT, petFromRow, petValues } from './pet-record.js';
 import type { ReadCaches } from './read-cache.js';
 import type {
   ApiKeyRecord,
@@ -86,12 +86,7 @@ export class SqlStore {
    * (see HeldClaim), nothing is stored and ClaimLostError is thrown.
    */
   async createPet(pet: PetToCreate, claim?: HeldClaim): Promise<Pet> {
-    const insert = (db: Kysely<Tables>) =>
-      db
-        .insertInto('pets')
-        .values({ name: pet.name, category_id: pet.categoryId, status: pet.status, other_fields: otherFieldsOf(pet) })
-        .returning(PET_SELECT)
-        .executeTakeFirstOrThrow();
+    const insert = (db: Kysely<Tables>) => db.insertInto('pets').values(petValues(pet)).returning(PET_SELECT).executeTakeFirstOrThrow();
     if (!claim) return petFromRow(await insert(this.db));
     return this.db.transaction().execute(async (trx) => {
       const created = petFromRow(await insert(trx));

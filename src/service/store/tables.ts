@@ -1,19 +1,13 @@
-import type { ColumnType, Generated } from 'kysely';
-import type { ApiKeyRecord, PetStatus } from './records.js';
+import type { PetsTable } from './pet-record.js';
+import type { ApiKeyRecord } from './records.js';
 
 /**
  * The tables of both engines as the store reads and writes them (migrations.ts creates them).
  * Numbers are numbers on both: PostgreSQL's BIGINT is mapped where its pool is made.
  */
 export interface Tables {
-  pets: {
-    id: Generated<number>;
-    name: string;
-    category_id: number;
-    status: PetStatus;
-    /** JSON: SQLite gives the text, PostgreSQL the parsed object; written as text. */
-    other_fields: ColumnType<string | object | null, string | null, never>;
-  };
+  /** Its columns follow from PET_COLUMNS (pet-record.ts). */
+  pets: PetsTable;
   api_keys: {
     id: string;
     name: string;

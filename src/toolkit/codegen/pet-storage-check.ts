@@ -12,6 +12,45 @@ const STORE_ASSIGNED = new Set(['id']);
 
 const snakeCase = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
+type MediaType = { schema?: unknown; example?: unknown; examples?: Record<string, unknown> };
+
+/**
+ * Where the contract's responses give examples of the stored animal (a body of `storedSchema`, or
+ * an array of them) that lack `field`: each as a JSON pointer (`#/components/examples/X/value`
+ * for one by reference), once.
+ */
+function examplesLacking(doc: OpenApiDocument, storedSchema: unknown, field: string): string[] {
+  const isStored = (schema: unknown) => schema === storedSchema || JSON.stringify(schema) === JSON.stringify(storedSchema);
+  const lacks = (value: unknown) => value !== null && typeof value === 'object' && !Array.isArray(value) && !(field in value);
+  const found = new Set<string>();
+  for (const [path, pathItem] of Object.entries(doc.paths)) {
+    for (const [method, operation] of Object.entries(pathItem)) {
+      const responses = (operation as { responses?: Record<string, unknown> } | undefined)?.responses ?? {};
+      for (const [status, response] of Object.entries(responses)) {
+        const content = resolveRef<{ content?: Record<string, MediaType> }>(doc, response)?.content ?? {};
+        for (const [type, media] of Object.entries(content)) {
+          const schema = resolveRef<{ type?: string; items?: unknown }>(doc, media.schema);
+          const many = schema?.type === 'array' && isStored(schema.items);
+          if (!many && !isStored(media.schema)) continue;
+          const at = `#/paths/${path.replaceAll('~', '~0').replaceAll('/', '~1')}/${method}/responses/${status}/content/${type.replaceAll('/', '~1')}`;
+          const given: [string, unknown][] = [
+            ...('example' in media ? [[`${at}/example`, media.example] as [string, unknown]] : []),
+            ...Object.entries(media.examples ?? {}).map(([name, example]): [string, unknown] => {
+              const ref = (example as { $ref?: unknown }).$ref;
+              return [
+                `${typeof ref === 'string' ? ref : `${at}/examples/${name}`}/value`,
+                resolveRef<{ value?: unknown }>(doc, example).value,
+              ];
+            }),
+          ];
+          for (const [pointer, value] of given) if ((many && Array.isArray(value) ? value : [value]).some(lacks)) found.add(pointer);
+        }
+      }
+    }
+  }
+  return [...found];
+}
+
 function objectShape(doc: OpenApiDocument, schema: unknown, label: string): ObjectShape {
   const resolved = resolveRef<Record<string, unknown>>(doc, schema);
   const shape: ObjectShape = { properties: {}, required: new Set() };
@@ -42,7 +81,7 @@ const STORED_OPERATION = 'createPet';
  * The request and response bodies of the operation that stores animals (NewPet and Pet), or null
  * when the contract has no such operation: then no store serves it, and nothing is kept.
  */
-export function createPetBodies(doc: OpenApiDocument): { sent: ObjectShape; stored: ObjectShape } | null {
+export function createPetBodies(doc: OpenApiDocument): { sent: ObjectShape; stored: ObjectShape; storedSchema: unknown } | null {
   for (const pathItem of Object.values(doc.paths)) {
     const operation = pathItem.post as Record<string, unknown> | undefined;
     if (operation?.operationId !== STORED_OPERATION) continue;
@@ -59,6 +98,7 @@ export function createPetBodies(doc: OpenApiDocument): { sent: ObjectShape; stor
     return {
       sent: objectShape(doc, sent, `${STORED_OPERATION} request body`),
       stored: objectShape(doc, stored, `${STORED_OPERATION} 201 body`),
+      storedSchema: stored,
     };
   }
   return null;
@@ -83,10 +123,17 @@ export function petStorageGaps(doc: OpenApiDocument): string[] {
     const always = sent.required.has(field) || sent.properties[field]?.default !== undefined;
     if (always) continue;
     const how = field in sent.properties ? 'NewPet has it but neither requires it nor gives it a default' : 'NewPet does not have it';
+    const column = snakeCase(field);
+    const examples = examplesLacking(doc, bodies.storedSchema, field);
     gaps.push(
       `Pet.${field} is required in every animal returned, but no store keeps it: ${how}, and it is not a column of pets. ` +
-        `Make it optional in Pet, required or defaulted in NewPet, or give it a column the store fills: a migration named ` +
-        `"add pets.${snakeCase(field)}" in src/service/store/migrations.ts (with each engine's SQL), read in src/service/store/pet-record.ts (PET_COLUMNS).`,
+        `Make it optional in Pet, required or defaulted in NewPet, or give it a column with a default, which every animal already stored gets too ` +
+        `(docs/designers.md, "A field every animal must have"): ` +
+        `(1) a migration named "add pets.${column}" appended to MIGRATIONS in src/service/store/migrations.ts, ` +
+        `such as ALTER TABLE pets ADD COLUMN ${column} TEXT NOT NULL DEFAULT 'a constant' (SQLite's ADD COLUMN takes no other default: no CURRENT_TIMESTAMP, no expression); ` +
+        `(2) ${field}: '${column}' in PET_COLUMNS in src/service/store/pet-record.ts (the table's type and the row mapping follow from it); ` +
+        `(3) the field in every animal of the examples ${examples.length > 0 ? examples.join(', ') : '(none lacks it)'} in openapi.yaml, which lint refuses without it; ` +
+        `(4) npm run generate, then npm run check, which names any test that builds an animal without it.`,
     );
   }
   for (const field of Object.keys(sent.properties)) {
