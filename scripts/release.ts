@@ -3,12 +3,12 @@
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { cachePathOf } from '../src/contract/contract-cache.js';
 import { COMPRESSED_SUFFIX } from '../src/contract/reference-docs.js';
 import { releasedContracts } from '../src/contract/released-contracts.js';
-import { parseCommandLine } from '../src/shared/command-line.js';
+import { failUsage, parseCommandLine } from '../src/shared/command-line.js';
 import { PACKAGE_ROOT } from '../src/shared/package-root.js';
 
 const HELP = `Usage: npm run release [-- --output DIR]
@@ -29,8 +29,10 @@ Copy the folder anywhere (its node_modules included) and run it with Node.js 22.
 The Dockerfile builds an image from it.
 
 Options:
-  --output DIR   Where to write the release (default: release/). Emptied first, but for data/
-                 (where the service keeps its SQLite file by default).
+  --output DIR   Where to write the release (default: release/; a relative DIR is under the
+                 repository). Emptied first, but for data/ (where the service keeps its SQLite
+                 file by default); a folder that holds files and is no earlier release (it has
+                 no server.js) is refused.
   -h, --help     Show this help.
 `;
 
@@ -196,7 +198,14 @@ function summary(out: string): string {
 
 async function main(): Promise<void> {
   const { values } = parseCommandLine(HELP, { output: { type: 'string', default: 'release' } });
-  const out = join(PACKAGE_ROOT, values.output);
+  // npm runs scripts from the package root: a relative DIR is under it, an absolute one is itself.
+  const out = resolve(PACKAGE_ROOT, values.output);
+  const held = existsSync(out) ? readdirSync(out).filter((name) => name !== 'data') : [];
+  if (held.length > 0 && !existsSync(join(out, 'server.js')))
+    failUsage(
+      HELP,
+      `${out} holds files (${held.slice(0, 3).join(', ')}…) and is no earlier release (it has no server.js): name an empty or new folder`,
+    );
   const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as Manifest;
 
   log('1/4 contract and docs (npm run build, npm run docs)');

@@ -81,3 +81,16 @@ describe('npm run build', () => {
     }, 60_000);
   });
 });
+
+describe('npm run release', () => {
+  it('refuses to empty a folder that holds files and is no earlier release, before building anything, and keeps its files', async () => {
+    const folder = join(workDir, 'not-a-release');
+    write(join(folder, 'notes.txt'), 'mine');
+    const outcome = await run('npm', ['run', '-s', 'release', '--', '--output', folder], { cwd: ROOT });
+    expect(outcome.code).toBe(2);
+    expect(outcome.stderr).toContain(`${folder} holds files (notes.txt…) and is no earlier release (it has no server.js)`);
+    expect(readFileSync(join(folder, 'notes.txt'), 'utf8')).toBe('mine');
+    // An absolute folder is taken as it is, not under the repository.
+    expect(existsSync(join(ROOT, folder))).toBe(false);
+  });
+});
