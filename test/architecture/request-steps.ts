@@ -36,8 +36,8 @@ export function requestSteps(root: string, appPath: string): RequestStep[] {
     let current = expression;
     for (;;) {
       if (ts.isCallExpression(current)) current = current.expression;
-      // contract-kit's router and error step: `kit.router`, `kit.errorHandler`.
-      else if (ts.isPropertyAccessExpression(current) && current.expression.getText() === 'kit')
+      // A contract-kit server's router, 404 and error step: `kit.router`, `version.router`, `kit.errorHandler`.
+      else if (ts.isPropertyAccessExpression(current) && ['router', 'notFound', 'errorHandler'].includes(current.name.text))
         return { file: KIT_SERVER, name: current.name.text };
       else if (ts.isIdentifier(current) && parts.has(current.text))
         return { file: origin(parts.get(current.text)!).file, name: current.text };

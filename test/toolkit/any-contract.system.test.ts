@@ -156,7 +156,7 @@ describe('the toolkit on a contract without the Animal Store’s operations', ()
 
     it('starts, names each stub in one warning, and answers 501 not_implemented from each', async () => {
       const base = `http://localhost:${service.port}/v1`;
-      expect(service.output()).toContain(`Order Desk API at ${base} (NODE_ENV=development)`);
+      expect(service.output()).toContain(`Order Desk API 1.0.0 at ${base} (NODE_ENV=development)`);
       expect(service.output()).toContain(
         `Try:\n  curl -H 'Authorization: Bearer ${key}' ${base}/orders\n` +
           `  curl -H 'Authorization: Bearer ${key}' -H 'Content-Type: application/json' -d '${JSON.stringify(ORDER)}' ${base}/orders\n`,

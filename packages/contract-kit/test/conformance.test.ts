@@ -160,3 +160,14 @@ describe('the conformance suite, made from a contract alone', () => {
     expect((outcome as { failed: string }).failed).toMatch(/a valid request was answered 500/);
   }, 60_000);
 });
+
+describe('generated values', () => {
+  it('stay small enough for a URL or a header, however long a maxLength allows (Node refuses over 16 KiB of them)', async () => {
+    const { default: fc } = await import('fast-check');
+    const { ContractSchemas, SchemaValues } = await import('contract-kit/testing');
+    const values = new SchemaValues(new ContractSchemas({ openapi: '3.1.0', info: { title: 't', version: '1' }, paths: {} }));
+    const samples = fc.sample(values.valid({ type: 'string', minLength: 1, maxLength: 150000 }), { numRuns: 100, seed: 1 });
+    const longest = Math.max(...samples.map((value) => encodeURIComponent(JSON.stringify(value)).length));
+    expect(longest).toBeLessThanOrEqual(4096);
+  });
+});

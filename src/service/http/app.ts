@@ -104,7 +104,9 @@ export function createApp(deps: AppDependencies): Express {
   app.get('/healthz', healthLimit, healthz);
   app.get('/readyz', healthLimit, readyz(deps.store, deps.stopping));
   app.use(contractDocuments(doc, specText, limitPublic(publicLimiter, 'documents', publicLimits.documents), deps.docsPath));
-  for (const served of kits) app.use(served.router);
+  app.use(kit.router);
+  // Each earlier major version under its own base path, beside openapi.yaml's.
+  for (const version of previous) app.use(version.router);
   app.use(kit.notFound);
   app.use(kit.errorHandler);
   return app;

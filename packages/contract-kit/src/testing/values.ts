@@ -20,6 +20,13 @@ interface Edit {
 /** Edits tried on a valid value to make another one. */
 const EDITS = 6;
 
+/**
+ * The longest an edited value may be, URL-encoded as JSON: one its schema allows but no server
+ * takes in a URL or a header (Node refuses more than 16 KiB of them with 431) tells nothing of
+ * the contract. Six edits that each add up to 1,000 characters would pass it.
+ */
+const EDITED_MAX_ENCODED = 4096;
+
 /** Seeds tried before a schema is called one the library makes no value for. */
 const TRIES = 50;
 
@@ -79,7 +86,7 @@ export class SchemaValues {
         throw new UnsupportedSchemaError(`json-schema-faker made no value that ${key.slice(0, 200)} accepts in ${TRIES} tries`);
       }
       const library = made.filter(accepted);
-      const keeps = (v: unknown) => !hasBigInt(v) && accepted(v);
+      const keeps = (v: unknown) => !hasBigInt(v) && fitsRequest(v) && accepted(v);
       // Edits the schema nearly always refuses (of an enum's values, say) would cost retries and add little.
       const kept = fc.sample(library.chain(editsOf), { numRuns: TRIES, seed: 1 }).filter((e) => keeps(e.value)).length;
       const edited = library.chain((v) => editedWhile(v, keeps, EDITS));
@@ -158,6 +165,11 @@ export function wireEdits(text: string): fc.Arbitrary<string> {
 }
 
 /** Up to `times` edits of a value, one after the other, each kept only when `keeps` says so. */
+/** Whether a value is short enough for any place of a request (see EDITED_MAX_ENCODED). */
+function fitsRequest(value: unknown): boolean {
+  return encodeURIComponent(JSON.stringify(value) ?? '').length <= EDITED_MAX_ENCODED;
+}
+
 function editedWhile(value: unknown, keeps: (v: unknown) => boolean, times: number): fc.Arbitrary<unknown> {
   if (times === 0) return fc.constant(value);
   return editsOf(value).chain((e) => editedWhile(keeps(e.value) ? e.value : value, keeps, times - 1));
