@@ -4,8 +4,8 @@ import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { basePathsOf } from 'contract-kit';
-import { loadSpec, resolveRef, SPEC_PATH, type OpenApiDocument } from '../contract/load-spec.js';
-import { previousVersions } from '../contract/released-contracts.js';
+import { loadSpec, resolveRef, type OpenApiDocument } from '../contract/load-spec.js';
+import { previousVersions, type PreviousVersion } from '../contract/released-contracts.js';
 import { listOperations } from '../contract/operations.js';
 import { invokedAs } from '../shared/command-line.js';
 import { PACKAGE_ROOT } from '../shared/package-root.js';
@@ -61,7 +61,10 @@ async function main(): Promise<void> {
   const developmentKey = await issueDevelopmentKey(config, store);
   const purge = forgetExpiredIdempotencyKeys(store, logger);
   let metricsServer: Server | null = null;
+  // Read once: served by the app, named by the banner.
+  const earlierVersions = previousVersions();
   const service = await startService({
+    previousVersions: earlierVersions,
     store,
     limiter: new RateLimiter(counters, systemClock, banPolicyOf(config)),
     clock: systemClock,
@@ -92,7 +95,7 @@ async function main(): Promise<void> {
   });
   process.off('SIGTERM', stopWhileStarting);
   process.off('SIGINT', stopWhileStarting);
-  announce(config, logger, service.port, developmentKey);
+  announce(config, logger, service.port, developmentKey, earlierVersions);
 }
 
 /**
@@ -155,7 +158,7 @@ async function serveMetrics(registry: Registry, port: number, host: string, logg
 }
 
 /** Says where the service listens: one log line; for people (not production) a banner, and the development key once. */
-function announce(config: Config, logger: Logger, port: number, developmentKey: string | null): void {
+function announce(config: Config, logger: Logger, port: number, developmentKey: string | null, earlierVersions: PreviousVersion[]): void {
   const where = describeStore(config);
   const limits = config.redisUrl ? `limits in Redis (${config.redisKeyPrefix})` : 'limits in memory';
   logger.info({ port, store: where, limits, environment: config.environment }, 'listening');
@@ -169,7 +172,7 @@ function announce(config: Config, logger: Logger, port: number, developmentKey: 
   const server = doc.servers?.find((s) => s.description?.toLowerCase() === config.environment);
   process.stdout.write(
     `${doc.info.title} ${doc.info.version} at ${base} (NODE_ENV=${config.nodeEnv})\n` +
-      previousVersions(SPEC_PATH, doc)
+      earlierVersions
         .map(({ label, doc: old }) => {
           const sunset = typeof old.info['x-sunset'] === 'string' ? `, until ${old.info['x-sunset']}` : '';
           return `  and ${old.info.version} at ${baseOf(old)} (${label}${sunset})\n`;

@@ -1,3 +1,4 @@
+import { listOperations } from 'contract-kit';
 import { resolveRef, type OpenApiDocument } from '../../contract/load-spec.js';
 import { PET_COLUMNS } from '../../service/store/pet-record.js';
 
@@ -12,7 +13,8 @@ const STORE_ASSIGNED = new Set(['id']);
 
 const snakeCase = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
-type MediaType = { schema?: unknown; example?: unknown; examples?: Record<string, unknown> };
+/** A JSON pointer's token for `text` (RFC 6901). */
+const pointerToken = (text: string) => text.replaceAll('~', '~0').replaceAll('/', '~1');
 
 /**
  * Where the contract's responses give examples of the stored animal (a body of `storedSchema`, or
@@ -20,31 +22,27 @@ type MediaType = { schema?: unknown; example?: unknown; examples?: Record<string
  * for one by reference), once.
  */
 function examplesLacking(doc: OpenApiDocument, storedSchema: unknown, field: string): string[] {
-  const isStored = (schema: unknown) => schema === storedSchema || JSON.stringify(schema) === JSON.stringify(storedSchema);
+  const isStored = (schema: unknown) => JSON.stringify(schema) === JSON.stringify(storedSchema);
   const lacks = (value: unknown) => value !== null && typeof value === 'object' && !Array.isArray(value) && !(field in value);
   const found = new Set<string>();
-  for (const [path, pathItem] of Object.entries(doc.paths)) {
-    for (const [method, operation] of Object.entries(pathItem)) {
-      const responses = (operation as { responses?: Record<string, unknown> } | undefined)?.responses ?? {};
-      for (const [status, response] of Object.entries(responses)) {
-        const content = resolveRef<{ content?: Record<string, MediaType> }>(doc, response)?.content ?? {};
-        for (const [type, media] of Object.entries(content)) {
-          const schema = resolveRef<{ type?: string; items?: unknown }>(doc, media.schema);
-          const many = schema?.type === 'array' && isStored(schema.items);
-          if (!many && !isStored(media.schema)) continue;
-          const at = `#/paths/${path.replaceAll('~', '~0').replaceAll('/', '~1')}/${method}/responses/${status}/content/${type.replaceAll('/', '~1')}`;
-          const given: [string, unknown][] = [
-            ...('example' in media ? [[`${at}/example`, media.example] as [string, unknown]] : []),
-            ...Object.entries(media.examples ?? {}).map(([name, example]): [string, unknown] => {
-              const ref = (example as { $ref?: unknown }).$ref;
-              return [
-                `${typeof ref === 'string' ? ref : `${at}/examples/${name}`}/value`,
-                resolveRef<{ value?: unknown }>(doc, example).value,
-              ];
-            }),
-          ];
-          for (const [pointer, value] of given) if ((many && Array.isArray(value) ? value : [value]).some(lacks)) found.add(pointer);
-        }
+  for (const op of listOperations(doc)) {
+    for (const [status, { content }] of Object.entries(op.responses)) {
+      for (const [type, media] of Object.entries(content)) {
+        const schema = resolveRef<{ type?: string; items?: unknown }>(doc, media.schema);
+        const many = schema?.type === 'array' && isStored(schema.items);
+        if (!many && !isStored(media.schema)) continue;
+        const at = `${op.pointer}/responses/${status}/content/${pointerToken(type)}`;
+        const given: [string, unknown][] = [
+          ...('example' in media ? [[`${at}/example`, media.example] as [string, unknown]] : []),
+          ...Object.entries(media.examples ?? {}).map(([name, example]): [string, unknown] => {
+            const ref = (example as { $ref?: unknown }).$ref;
+            return [
+              `${typeof ref === 'string' ? ref : `${at}/examples/${name}`}/value`,
+              resolveRef<{ value?: unknown }>(doc, example).value,
+            ];
+          }),
+        ];
+        for (const [pointer, value] of given) if ((many && Array.isArray(value) ? value : [value]).some(lacks)) found.add(pointer);
       }
     }
   }

@@ -164,12 +164,12 @@ export function wireEdits(text: string): fc.Arbitrary<string> {
   return fc.oneof(textEdits(text), numberEdits(n).map(String));
 }
 
-/** Up to `times` edits of a value, one after the other, each kept only when `keeps` says so. */
 /** Whether a value is short enough for any place of a request (see EDITED_MAX_ENCODED). */
 function fitsRequest(value: unknown): boolean {
   return encodeURIComponent(JSON.stringify(value) ?? '').length <= EDITED_MAX_ENCODED;
 }
 
+/** Up to `times` edits of a value, one after the other, each kept only when `keeps` says so. */
 function editedWhile(value: unknown, keeps: (v: unknown) => boolean, times: number): fc.Arbitrary<unknown> {
   if (times === 0) return fc.constant(value);
   return editsOf(value).chain((e) => editedWhile(keeps(e.value) ? e.value : value, keeps, times - 1));
