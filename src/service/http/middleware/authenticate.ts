@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import { authenticationOf, type Verifier } from 'contract-kit';
-import { keyParser, type KeyEnvironment } from '../../keys/key-format.js';
+import { parseKey, type KeyEnvironment } from '../../keys/key-format.js';
 import type { BannedAddresses } from '../../limits/banned-addresses.js';
 import { addressSubject } from '../../limits/client-address.js';
 import type { ApiKeyRecord, KeyRepository } from '../../store/store.js';
@@ -24,7 +24,6 @@ const refusal = (reason: string) =>
  * ban. A store that cannot be reached throws (StoreUnavailableError).
  */
 function keyFinder(keys: KeyRepository, environment: KeyEnvironment, banned: BannedAddresses) {
-  const parseKey = keyParser();
   return async (token: string, req: Request): Promise<Found> => {
     const parsed = parseKey(token);
     if (!parsed.ok) return { reason: parsed.reason === 'checksum' ? 'the key fails its checksum' : 'the key is malformed' };
