@@ -26,7 +26,7 @@ RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY . .
 RUN npm run release
 
-# Run stage: the release alone (its own node_modules: better-sqlite3, Express, the validator).
+# Run stage: the release alone (its own node_modules: better-sqlite3).
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production \
     PORT=3000 \
