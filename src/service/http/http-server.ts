@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, IncomingMessage, ServerResponse, type Server } from 'node:http';
+import type { IncomingMessage, ServerResponse, Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Express } from 'express';
 import { closeUnreadBody } from 'contract-kit';
 import type { Logger } from 'pino';
 import { capConnections, type ConnectionLimits, type HeldConnections } from './connection-cap.js';
 import { corsResponseHeaders } from './middleware/cors.js';
+import { nodeHttp } from '../node-http.js';
 
 /** Timeouts that keep slow or idle clients from holding connections, in milliseconds. */
 export interface HttpTimeouts {
@@ -70,7 +71,7 @@ export function createHttpServer(app: Express, options: HttpServerOptions): Http
     10,
     Math.min(1000, Math.floor(Math.min(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs) / 4)),
   );
-  const server = createServer({ connectionsCheckingInterval: connectionsCheckingIntervalMs }, app);
+  const server = nodeHttp.createServer({ connectionsCheckingInterval: connectionsCheckingIntervalMs }, app);
   // An Expect other than 100-continue: Node alone would answer a bare 417 (no Error body, no
   // X-Request-Id, no rate-limit headers). RFC 9110 (10.1.1) lets a server answer 417 or not; the
   // request is handled as if the expectation were absent, so it gets the answer it asked for.

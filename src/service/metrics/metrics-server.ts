@@ -1,13 +1,14 @@
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { Registry } from 'prom-client';
+import { nodeHttp } from '../node-http.js';
 
 /**
  * The metrics on a port of their own (never the API's, so they are not public by accident):
  * `GET /metrics` in Prometheus's text format; anything else 404.
  */
 function createMetricsServer(registry: Registry): Server {
-  return createServer((req, res) => {
+  return nodeHttp.createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
       if (path === '/metrics') res.writeHead(405, { 'Content-Type': 'text/plain', Allow: 'GET, HEAD' }).end('GET only\n');

@@ -1,4 +1,9 @@
-import { STATUS_CODES } from 'node:http';
+import { createRequire } from 'node:module';
+
+// Required, not imported: an ES import of node:http has Node read every export of the module for
+// its ES facade, WebSocket's among them, which loads undici (nodejs/node#59686): 100 ms more to
+// start and 13 MiB more resident for every server of the kit.
+const { STATUS_CODES } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
 
 /** One thing wrong with a request: where (`body.name`, `query.limit`, `path.id`, `header.X-Id`, `body`) and what. */
 export interface ProblemDetail {
