@@ -51,8 +51,8 @@ const LATENCY_NOTE =
   'Latencies are as wrk reports them, corrected for coordinated omission: an answer that took over twice the mean time ' +
   "between a connection's requests adds samples for the requests it held up. Each run opens its connections at once, " +
   'and Node accepts one per turn of its event loop (each turn answers every connection already accepted), so the last ' +
-  'waits for about 1,200 answers to the others (max ms); where a request costs much more than 0.1 ms, those first ' +
-  'answers and the samples added for them set the p99.';
+  `waits for about ${((CONNECTIONS * (CONNECTIONS - 1)) / 2).toLocaleString('en-US')} answers to the others (max ms); where a request costs much more than 0.1 ms, those first ` +
+  "answers and the samples added for them set the p99. The latency columns are medians of the rounds' figures.";
 
 /** A table as Markdown, its first row the header. */
 function markdownTable(rows: string[][], align: readonly ('left' | 'right')[]): string[] {
