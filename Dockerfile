@@ -33,8 +33,12 @@ ENV NODE_ENV=production \
     DATABASE_PATH=/app/data/animal-store.db
 WORKDIR /app
 COPY --from=build --chown=node:node /src/release/ ./
-RUN mkdir -p /app/data && chown node:node /app/data
+RUN mkdir -p /app/data /app/.compile-cache && chown node:node /app/data /app/.compile-cache
 USER node
+# Node.js's compile cache (server.js enables it), filled here: the first start of a container
+# reuses what was compiled of the bundle instead of parsing it again.
+ENV NODE_COMPILE_CACHE=/app/.compile-cache
+RUN node server.js --help > /dev/null
 VOLUME ["/app/data"]
 EXPOSE 3000
 # Ready only when the store answers (GET /readyz); plain node, nothing else in the image needed.

@@ -58,12 +58,25 @@ interface Manifest {
 const log = (text: string) => process.stderr.write(`${text}\n`);
 const runNpm = (args: string[], cwd = PACKAGE_ROOT) => execFileSync('npm', args, { cwd, stdio: ['ignore', 'ignore', 'inherit'] });
 
+/**
+ * The release's entry, server.js: Node.js's compile cache first (module.enableCompileCache, in
+ * NODE_COMPILE_CACHE or else the system's temporary folder), then the bundled service, so that
+ * a restart reuses the code compiled from the bundle instead of parsing it again. It must be
+ * enabled before the bundle loads, hence a file of its own.
+ */
+const ENTRY = `// The Animal Store service (npm run release). Node.js keeps what it compiles of the bundle in its
+// compile cache, so that a restart skips that work; NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+import module from 'node:module';
+module.enableCompileCache?.();
+await import('./service.js');
+`;
+
 /** Empties `out`, but for data/ (the SQLite file of a release run in place, the default DATABASE_PATH, survives a rebuild), and bundles the service and the keys CLI into it. */
 async function bundle(out: string): Promise<void> {
   mkdirSync(out, { recursive: true });
   for (const name of readdirSync(out)) if (name !== 'data') rmSync(join(out, name), { recursive: true, force: true });
   await build({
-    entryPoints: { server: join(PACKAGE_ROOT, 'src', 'service', 'main.ts'), keys: join(PACKAGE_ROOT, 'src', 'service', 'keys', 'cli.ts') },
+    entryPoints: { service: join(PACKAGE_ROOT, 'src', 'service', 'main.ts'), keys: join(PACKAGE_ROOT, 'src', 'service', 'keys', 'cli.ts') },
     outdir: out,
     bundle: true,
     splitting: true,
@@ -78,9 +91,13 @@ async function bundle(out: string): Promise<void> {
     // Bundled CommonJS dependencies call require(): give the ES modules one.
     banner: { js: "import { createRequire as __releaseRequire } from 'node:module'; const require = __releaseRequire(import.meta.url);" },
     chunkNames: 'chunks/[name]-[hash]',
+    // Node.js reads, decodes and parses every byte it loads at start; names stay as written, so a
+    // stack trace still names its functions.
+    minifyWhitespace: true,
     legalComments: 'linked',
     logLevel: 'warning',
   });
+  writeFileSync(join(out, 'server.js'), ENTRY);
 }
 
 /** Copies the contract, its parsed copy, the docs and the runtime check into `out`. */
