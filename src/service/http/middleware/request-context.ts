@@ -61,13 +61,49 @@ class RefusalLogBudget {
   }
 }
 
+/** A request's line, and the address its budget counts when it was refused. */
+interface RequestLine {
+  fields: Record<string, unknown>;
+  refusedBy: string | undefined;
+}
+
+/**
+ * The request lines of one turn of the event loop, logged together at its end (setImmediate)
+ * rather than each as its response finishes: pino's code then runs once for all of them instead
+ * of between the requests' own. The lines are the same; their `time` is the end of the turn in
+ * which the responses finished (`ms` is each request's own time).
+ */
+class RequestLines {
+  private pending: RequestLine[] = [];
+
+  constructor(
+    private readonly budget: RefusalLogBudget,
+    private readonly logger: Logger,
+  ) {}
+
+  add(line: RequestLine): void {
+    if (this.pending.push(line) === 1) setImmediate(this.write);
+  }
+
+  private readonly write = (): void => {
+    const lines = this.pending;
+    this.pending = [];
+    this.budget.roll();
+    for (const { fields, refusedBy } of lines) {
+      // The request's own line, without making it a child logger of its own.
+      if (refusedBy === undefined || this.budget.take(refusedBy)) this.logger.info(fields, 'request');
+    }
+  };
+}
+
 /**
  * Gives every request an id (the client's `X-Request-Id` when it is a sane one), echoes it, sets
- * up `res.locals` (see locals.ts) and logs one line per response, within a budget per client
- * address for refused requests (see RefusalLogBudget). The Authorization header is never logged.
+ * up `res.locals` (see locals.ts) and logs one line per response (see RequestLines), within a
+ * budget per client address for refused requests (see RefusalLogBudget). The Authorization
+ * header is never logged.
  */
 export function requestContext(logger: Logger, metrics: ServiceMetrics = NO_METRICS, clock: Clock = systemClock): RequestHandler {
-  const budget = new RefusalLogBudget(clock, logger);
+  const lines = new RequestLines(new RefusalLogBudget(clock, logger), logger);
   return (req, res, next) => {
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && VALID_REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -88,25 +124,14 @@ export function requestContext(logger: Logger, metrics: ServiceMetrics = NO_METR
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const path = req.originalUrl.split('?')[0]!;
-      metrics.request(operationOf(req)?.name ?? outsideTheContract(path), req.method, res.statusCode, ms / 1000);
+      const status = res.statusCode;
+      metrics.request(operationOf(req)?.name ?? outsideTheContract(path), req.method, status, ms / 1000);
       const ip = req.socket ? req.ip : remoteAddress;
-      budget.roll();
-      const refused = res.statusCode >= 400 && res.statusCode < 500;
-      if (refused && !budget.take(canonicalAddress(ip) ?? canonicalAddress(remoteAddress) ?? 'unknown')) return;
-      // The request's own line, without making it a child logger of its own.
-      logger.info(
-        {
-          requestId,
-          traceId,
-          method: req.method,
-          path,
-          status: res.statusCode,
-          ms,
-          keyId: locals.key?.id,
-          ip,
-        },
-        'request',
-      );
+      const refused = status >= 400 && status < 500;
+      lines.add({
+        fields: { requestId, traceId, method: req.method, path, status, ms, keyId: locals.key?.id, ip },
+        refusedBy: refused ? (canonicalAddress(ip) ?? canonicalAddress(remoteAddress) ?? 'unknown') : undefined,
+      });
     });
     next();
   };
