@@ -110,10 +110,14 @@ export function send(res: Response, op: Operation, result: HandlerResult): void 
   }
   res.status(status);
   if (result.body === undefined) return void res.end();
-  const contentType = result.contentType ?? declaredContent(op, status)[0] ?? 'application/json';
+  const declared = declaredContent(op, status);
+  const contentType = result.contentType ?? declared[0] ?? 'application/json';
   const essence = essenceOf(contentType) ?? contentType;
   if (kindOf(essence) === 'json') {
-    res.type(contentType);
+    // Without a Content-Type, res.json sends `application/json; charset=utf-8`, and a status
+    // declaring one media type is validated against it whatever the request accepts: naming it
+    // again costs a media-type lookup here and a parse of the header in the validator.
+    if (contentType !== 'application/json' || declared.length > 1 || res.hasHeader('Content-Type')) res.type(contentType);
     return void res.json(result.body);
   }
   res.type(contentType);
