@@ -145,3 +145,52 @@ describe('a 3.0 contract with apiKey, OAuth 2 scopes and an error body of its ow
     expect(library.errors).toEqual([]);
   });
 });
+
+describe("a JSON response's media type", () => {
+  const books = [{ title: 'Dune', copies: 2 }];
+  /** The library, its list of books declaring `types` for 200 (a list, but an object in `application/vnd.library.count+json`), answering `body` as `contentType`. */
+  const servedWith = (types: string[], contentType?: string, body: unknown = books) =>
+    serve('library-3.0.yaml', {
+      handlers: { ...handlers, listBooks: () => ({ status: 200, contentType, body }) },
+      errors,
+      security: { headerKey: () => undefined, queryKey: () => undefined, oauth: () => undefined },
+      edit: (contract) => {
+        const ok = (contract.paths!['/books'] as { get: { responses: Record<string, { content: Record<string, unknown> }> } }).get
+          .responses['200']!;
+        const list = ok.content['application/json'];
+        const count = { schema: { type: 'object', required: ['count'], properties: { count: { type: 'integer' } } } };
+        ok.content = Object.fromEntries(types.map((type) => [type, type.includes('count') ? count : list]));
+      },
+    });
+
+  /** The status and media type of a GET of the books, and whether the kit saw no failure of its own. */
+  async function answer(served: Awaited<ReturnType<typeof servedWith>>, accept: string) {
+    try {
+      const response = await served.fetch('/library/books', { headers: { Accept: accept } });
+      return { status: response.status, type: response.headers.get('content-type'), errors: served.errors };
+    } finally {
+      await served.close();
+    }
+  }
+
+  it('is the one its status declares, application/json or another', async () => {
+    expect(await answer(await servedWith(['application/json']), 'text/html')).toEqual({
+      status: 200,
+      type: 'application/json; charset=utf-8',
+      errors: [],
+    });
+    const vendor = await answer(await servedWith(['application/vnd.library+json']), 'text/html');
+    expect({ ...vendor, type: vendor.type?.split(';')[0] }).toEqual({ status: 200, type: 'application/vnd.library+json', errors: [] });
+  });
+
+  it('is the first of two a status declares, and checked against its schema, whatever the request accepts', async () => {
+    const types = ['application/json', 'application/vnd.library.count+json'];
+    expect(await answer(await servedWith(types), 'application/vnd.library.count+json')).toEqual({
+      status: 200,
+      type: 'application/json; charset=utf-8',
+      errors: [],
+    });
+    const named = await answer(await servedWith(types, 'application/vnd.library.count+json', { count: 1 }), 'application/json');
+    expect({ ...named, type: named.type?.split(';')[0] }).toEqual({ status: 200, type: 'application/vnd.library.count+json', errors: [] });
+  });
+});
