@@ -1,7 +1,6 @@
 /** Process entry of the service: configuration, dependencies, listen, graceful shutdown. */
 import './runtime-check.js';
 import './legacy-url-parse.js';
-import './idle-memory.js';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
