@@ -29,6 +29,7 @@ RUN npm run release
 # Run stage: the release alone (its own node_modules: better-sqlite3).
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production \
+    MALLOC_ARENA_MAX=2 \
     PORT=3000 \
     DATABASE_PATH=/app/data/animal-store.db
 WORKDIR /app

@@ -7,7 +7,7 @@ import { PACKAGE_ROOT } from '../src/shared/package-root.js';
 import { startServer, type ServerProcess, type ServerSpec } from '../scripts/support/server-process.js';
 import { firstAnimals, seedStore } from './animals.js';
 import { syntheticPath } from './synthetic-contract.js';
-import { serveArguments } from './processes.js';
+import { serveCommand, type ServeCommand } from './processes.js';
 import { progress } from './progress.js';
 import { CONNECTIONS } from './targets.js';
 import type { LoadSpec } from './wrk.js';
@@ -73,13 +73,14 @@ export async function seedStores(dir: string, large: number): Promise<Stores> {
 
 /**
  * The service on `store` in production mode, logging at its default level: by default as
- * `npm run serve` runs it (compiled), else with node's arguments `args`.
+ * `npm run serve` runs it (compiled), else with `command`.
  */
-function fullStack(name: string, store: SeededStore, args = serveArguments()): ServerSpec {
+function fullStack(name: string, store: SeededStore, command: ServeCommand = serveCommand()): ServerSpec {
   return {
     name,
-    args,
+    args: command.args,
     env: {
+      ...command.env,
       DATABASE_PATH: store.path,
       NODE_ENV: 'production',
       ANIMAL_STORE_ENV: 'production',
@@ -92,9 +93,10 @@ function fullStack(name: string, store: SeededStore, args = serveArguments()): S
   };
 }
 
-/** The release (`npm run release`) as the Dockerfile runs it: release/server.js with the serve script's V8 flags. */
+/** The release (`npm run release`) as the Dockerfile runs it: release/server.js with the serve script's variables and V8 flags. */
 export function release(store: SeededStore): ServerSpec {
-  return fullStack('release (start time)', store, [...serveArguments().slice(0, -1), join(PACKAGE_ROOT, 'release', 'server.js')]);
+  const { env, args } = serveCommand();
+  return fullStack('release (start time)', store, { env, args: [...args.slice(0, -1), join(PACKAGE_ROOT, 'release', 'server.js')] });
 }
 
 /** Starts every server of the bench, each in its own process; `started` collects them as they start, for stopping. */

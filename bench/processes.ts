@@ -2,19 +2,35 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../src/shared/package-root.js';
 
+/** How `npm run serve` starts the service: the variables it sets, and node's arguments. */
+export interface ServeCommand {
+  env: Record<string, string>;
+  args: string[];
+}
+
 /**
- * Node's arguments for the compiled service, taken from the `serve` script of package.json so that
- * the bench and the adversarial script run exactly what `npm run serve` runs (its V8 flags included).
+ * The `serve` script of package.json, "[exec] [env NAME=value...] node [flags] <entry>", read so
+ * that the bench and the adversarial script run exactly what `npm run serve` runs (its variables
+ * and V8 flags included).
  */
-export function serveArguments(): string[] {
+export function serveCommand(): ServeCommand {
   const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
   const words = (manifest.scripts?.serve ?? '').trim().split(/ +/);
   // `exec` makes the shell npm starts become node, so that npm's signals reach the service.
   if (words[0] === 'exec') words.shift();
+  const env: Record<string, string> = {};
+  if (words[0] === 'env') {
+    words.shift();
+    while (/^[A-Z_][A-Z0-9_]*=/.test(words[0] ?? '')) {
+      const assignment = words.shift()!;
+      const equals = assignment.indexOf('=');
+      env[assignment.slice(0, equals)] = assignment.slice(equals + 1);
+    }
+  }
   if (words[0] !== 'node' || words.length < 2 || words.some((word) => /["'$\\]/.test(word))) {
     throw new Error(
-      `package.json's serve script must be "[exec] node [flags] <entry>" without quoting, not ${JSON.stringify(manifest.scripts?.serve)}`,
+      `package.json's serve script must be "[exec] [env NAME=value...] node [flags] <entry>" without quoting, not ${JSON.stringify(manifest.scripts?.serve)}`,
     );
   }
-  return words.slice(1);
+  return { env, args: words.slice(1) };
 }

@@ -11,7 +11,7 @@ import { PACKAGE_ROOT } from '../src/shared/package-root.js';
 import { tableLines } from '../src/shared/text-table.js';
 import { issueKey } from '../src/service/keys/issue-key.js';
 import { SqliteStore } from '../src/service/store/sqlite/sqlite-store.js';
-import { serveArguments } from '../bench/processes.js';
+import { serveCommand } from '../bench/processes.js';
 import { hasWrk } from '../bench/wrk.js';
 import {
   closeConnections,
@@ -145,10 +145,12 @@ async function issueKeys(databasePath: string): Promise<RunKeys> {
 
 /** The compiled service, as `npm run serve` runs it, behind a proxy it trusts; `env` is added. */
 function startService(databasePath: string, env: Record<string, string> = {}, name = 'service'): Promise<ServerProcess> {
+  const serve = serveCommand();
   return startServer({
     name,
-    args: serveArguments(),
+    args: serve.args,
     env: {
+      ...serve.env,
       DATABASE_PATH: databasePath,
       NODE_ENV: 'production',
       TRUST_PROXY: 'true',
