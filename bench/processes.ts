@@ -16,6 +16,12 @@ export interface ServeCommand {
 export function serveCommand(): ServeCommand {
   const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
   const words = (manifest.scripts?.serve ?? '').trim().split(/ +/);
+  const unusable = () =>
+    new Error(
+      `package.json's serve script must be "[exec] [env NAME=value...] node [flags] <entry>" without quoting, not ${JSON.stringify(manifest.scripts?.serve)}`,
+    );
+  // Read word by word, as the shell would read it only without quotes, variables or escapes.
+  if (words.some((word) => /["'$\\]/.test(word))) throw unusable();
   // `exec` makes the shell npm starts become node, so that npm's signals reach the service.
   if (words[0] === 'exec') words.shift();
   const env: Record<string, string> = {};
@@ -27,10 +33,6 @@ export function serveCommand(): ServeCommand {
       env[assignment.slice(0, equals)] = assignment.slice(equals + 1);
     }
   }
-  if (words[0] !== 'node' || words.length < 2 || words.some((word) => /["'$\\]/.test(word))) {
-    throw new Error(
-      `package.json's serve script must be "[exec] [env NAME=value...] node [flags] <entry>" without quoting, not ${JSON.stringify(manifest.scripts?.serve)}`,
-    );
-  }
+  if (words[0] !== 'node' || words.length < 2) throw unusable();
   return { env, args: words.slice(1) };
 }
