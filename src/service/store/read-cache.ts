@@ -22,7 +22,10 @@ import {
  */
 export const DATA_VERSION_TRUSTED_MS = 25;
 
-/** Results cached per kind of read, at most this many each; when full, a cache starts again. */
+/**
+ * Results cached per kind of read, at most this many each; when full, a cache starts again. As
+ * many keys of the results loaded are remembered, to keep a result from its second load on.
+ */
 const CACHED_RESULTS = 1_000;
 
 /**
@@ -46,9 +49,17 @@ function tableWritten(node: RootOperationNode): string | undefined {
  * anything: `plugin`, given to Kysely, drops the results of the table a statement writes (all
  * of them when it cannot tell which) before and after it, and `dataVersion` (PRAGMA
  * data_version) tells when another connection committed.
+ *
+ * A result is kept from its second load on, when its key was loaded before among the last
+ * 1,000 keys loaded: reads spread over many keys (a cursor page among thousands, each asked once)
+ * would otherwise put one result in and push one out per request, and those results, kept long
+ * enough to reach V8's old generation, cost full collections and a long tail. A key asked again
+ * and again (every request's API key, a first page) is cached from its second request.
  */
 export class ReadCaches {
   private readonly caches = new Map<string, Map<string, unknown>>();
+  /** Per table, the keys of the last results loaded, kept or not (at most CACHED_RESULTS each). */
+  private readonly loaded = new Map<string, Set<string>>();
   /** Counts writes to any table; a result read across one is not kept. */
   private everyTable = 0;
   /** Counts writes per table. */
@@ -86,7 +97,7 @@ export class ReadCaches {
     return `${this.everyTable}:${this.perTable.get(table) ?? 0}`;
   }
 
-  /** The result of reading `table` for `key`: cached, or loaded and cached unless a write to it ran meanwhile. */
+  /** The result of reading `table` for `key`: cached, or loaded, and kept when loaded before and no write to `table` ran meanwhile. */
   async read<V>(table: string, key: string, load: () => Promise<V>): Promise<V> {
     this.dropStaleReads();
     let cache = this.caches.get(table);
@@ -94,11 +105,24 @@ export class ReadCaches {
     if (cache.has(key)) return cache.get(key) as V;
     const before = this.generation(table);
     const value = await load();
-    if (before === this.generation(table)) {
+    if (before === this.generation(table) && this.loadedBefore(table, key)) {
       if (cache.size >= CACHED_RESULTS) cache.clear();
       cache.set(key, value);
     }
     return value;
+  }
+
+  /**
+   * Whether `key` was loaded before, among the last keys of `table` loaded; remembers it when not.
+   * A key stays remembered once kept, so a result dropped by a write is kept again at its next load.
+   */
+  private loadedBefore(table: string, key: string): boolean {
+    let keys = this.loaded.get(table);
+    if (!keys) this.loaded.set(table, (keys = new Set<string>()));
+    if (keys.has(key)) return true;
+    if (keys.size >= CACHED_RESULTS) keys.clear();
+    keys.add(key);
+    return false;
   }
 
   /** Forgets what a write to `table` may have changed (every table when undefined). */
