@@ -47,4 +47,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Exec form: node is PID 1 and receives SIGTERM itself (graceful stop, SHUTDOWN_TIMEOUT_MS).
 STOPSIGNAL SIGTERM
-CMD ["node", "--max-semi-space-size=4", "server.js"]
+CMD ["node", "--max-semi-space-size=4", "--heap-growing-percent=50", "server.js"]
