@@ -22,7 +22,8 @@ whose one dependency is better-sqlite3 (a native module), installed there with n
 (production dependencies only) from a package-lock.json cut from the repository's, so its
 version is the one the repository was tested with. Nothing of the development dependencies is needed to run it:
 
-  node release/server.js        the service (same settings as npm start; --help lists them)
+  node release/server.js        the service (--help lists its settings; docs/operators.md gives
+                                the V8 flags and variables production runs it with)
   node release/keys.js --help   the keys CLI
 
 Copy the folder anywhere (its node_modules included) and run it with Node.js 22.12+, 24 or 26.
@@ -210,7 +211,7 @@ function summary(out: string): string {
   return (
     `Release written to ${out}: ${(total.bytes / 1048576).toFixed(1)} MiB in ${total.files} files ` +
     `(node_modules ${(modules.bytes / 1048576).toFixed(1)} MiB; ${installed.join(', ')}).\n` +
-    `Run: node ${relative(process.cwd(), join(out, 'server.js')) || 'server.js'}\n`
+    `Run: node ${relative(process.cwd(), join(out, 'server.js')) || 'server.js'} (in production with the flags of docs/operators.md)\n`
   );
 }
 

@@ -116,12 +116,12 @@ describe('read caches', () => {
       await store.kysely.insertInto('pets').values({ name: 'Tom', category_id: 1, status: 'available', other_fields: null }).execute();
       return loads;
     };
-    await store.caches.read('pets', 'k', loadWhileWriting);
-    await store.caches.read('pets', 'k', loadWhileWriting);
-    expect(loads).toBe(2);
+    // Loaded three times: each load spans a write of its table, so none is kept.
+    for (let i = 0; i < 3; i++) await store.caches.read('pets', 'k', loadWhileWriting);
+    expect(loads).toBe(3);
     // Kept from its second load, though a write of animals ran during each.
     for (let i = 0; i < 3; i++) await store.caches.read('api_keys', 'k', loadWhileWriting);
-    expect(loads).toBe(4);
+    expect(loads).toBe(5);
     await store.close();
   });
 });

@@ -68,6 +68,8 @@ describe('SQLite store file', () => {
       revokedAt: null,
     };
     await store.insertKey(record);
+    // Looked up twice: kept from the second lookup on.
+    expect((await store.findKeyByHash(record.hash))?.revokedAt).toBeNull();
     expect((await store.findKeyByHash(record.hash))?.revokedAt).toBeNull();
     const other = new Database(path);
     other.prepare("UPDATE api_keys SET revoked_at = '2026-01-02T00:00:00.000Z' WHERE id = ?").run(record.id);

@@ -24,7 +24,8 @@ export const DATA_VERSION_TRUSTED_MS = 25;
 
 /**
  * Results cached per kind of read, at most this many each; when full, a cache starts again. As
- * many keys of the results loaded are remembered, to keep a result from its second load on.
+ * many keys of the results loaded are remembered (the set is emptied when full), to keep a result
+ * from its second load on.
  */
 const CACHED_RESULTS = 1_000;
 
@@ -50,15 +51,15 @@ function tableWritten(node: RootOperationNode): string | undefined {
  * of them when it cannot tell which) before and after it, and `dataVersion` (PRAGMA
  * data_version) tells when another connection committed.
  *
- * A result is kept from its second load on, when its key was loaded before among the last
- * 1,000 keys loaded: reads spread over many keys (a cursor page among thousands, each asked once)
+ * A result is kept from its second load on, when its key is among the keys of the table loaded
+ * since their set was last emptied (it holds at most 1,000, and is emptied when full): reads spread over many keys (a cursor page among thousands, each asked once)
  * would otherwise put one result in and push one out per request, and those results, kept long
  * enough to reach V8's old generation, cost full collections and a long tail. A key asked again
  * and again (every request's API key, a first page) is cached from its second request.
  */
 export class ReadCaches {
   private readonly caches = new Map<string, Map<string, unknown>>();
-  /** Per table, the keys of the last results loaded, kept or not (at most CACHED_RESULTS each). */
+  /** Per table, the keys of the results loaded, kept or not, since the set was last emptied (at most CACHED_RESULTS). */
   private readonly loaded = new Map<string, Set<string>>();
   /** Counts writes to any table; a result read across one is not kept. */
   private everyTable = 0;
@@ -105,7 +106,8 @@ export class ReadCaches {
     if (cache.has(key)) return cache.get(key) as V;
     const before = this.generation(table);
     const value = await load();
-    if (before === this.generation(table) && this.loadedBefore(table, key)) {
+    const again = this.loadedBefore(table, key);
+    if (before === this.generation(table) && again) {
       if (cache.size >= CACHED_RESULTS) cache.clear();
       cache.set(key, value);
     }
@@ -113,8 +115,9 @@ export class ReadCaches {
   }
 
   /**
-   * Whether `key` was loaded before, among the last keys of `table` loaded; remembers it when not.
-   * A key stays remembered once kept, so a result dropped by a write is kept again at its next load.
+   * Whether `key` of `table` was loaded before, since the set of keys was last emptied; remembers it
+   * when not. A kept key stays in the set until it is emptied, so a result that a write dropped is
+   * kept again at its next load.
    */
   private loadedBefore(table: string, key: string): boolean {
     let keys = this.loaded.get(table);
