@@ -23,11 +23,16 @@ import {
 export const DATA_VERSION_TRUSTED_MS = 25;
 
 /**
- * Results cached per kind of read, at most this many each; when full, a cache starts again. As
- * many keys of the results loaded are remembered (the set is emptied when full), to keep a result
- * from its second load on.
+ * Results cached per table read, at most this many each; when full, a cache starts again. As
+ * many keys loaded are remembered per table, and emptied likewise.
  */
 const CACHED_RESULTS = 1_000;
+
+/** What is kept for one table: its cached results, and the keys loaded since the set was last emptied, kept or not. */
+interface TableCache {
+  results: Map<string, unknown>;
+  loaded: Set<string>;
+}
 
 /**
  * The one table a statement writes, when it names exactly one (an INSERT, or an UPDATE or
@@ -51,16 +56,16 @@ function tableWritten(node: RootOperationNode): string | undefined {
  * of them when it cannot tell which) before and after it, and `dataVersion` (PRAGMA
  * data_version) tells when another connection committed.
  *
- * A result is kept from its second load on, when its key is among the keys of the table loaded
- * since their set was last emptied (it holds at most 1,000, and is emptied when full): reads spread over many keys (a cursor page among thousands, each asked once)
- * would otherwise put one result in and push one out per request, and those results, kept long
- * enough to reach V8's old generation, cost full collections and a long tail. A key asked again
- * and again (every request's API key, a first page) is cached from its second request.
+ * A result is kept from its second load on: when its key is among the table's keys loaded since
+ * their set was last emptied. Reads spread over many keys (a cursor page among thousands, each
+ * asked once) would otherwise put one result in and push one out per request, and those results,
+ * kept long enough to reach V8's old generation, cost full collections and a long tail. A key
+ * asked again and again (every request's API key, a first page) is cached from its second
+ * request; a kept key stays in the set until it is emptied, so a result that a write dropped is
+ * kept again at its next load.
  */
 export class ReadCaches {
-  private readonly caches = new Map<string, Map<string, unknown>>();
-  /** Per table, the keys of the results loaded, kept or not, since the set was last emptied (at most CACHED_RESULTS). */
-  private readonly loaded = new Map<string, Set<string>>();
+  private readonly tables = new Map<string, TableCache>();
   /** Counts writes to any table; a result read across one is not kept. */
   private everyTable = 0;
   /** Counts writes per table. */
@@ -101,41 +106,32 @@ export class ReadCaches {
   /** The result of reading `table` for `key`: cached, or loaded, and kept when loaded before and no write to `table` ran meanwhile. */
   async read<V>(table: string, key: string, load: () => Promise<V>): Promise<V> {
     this.dropStaleReads();
-    let cache = this.caches.get(table);
-    if (!cache) this.caches.set(table, (cache = new Map<string, unknown>()));
-    if (cache.has(key)) return cache.get(key) as V;
+    let cache = this.tables.get(table);
+    if (!cache) this.tables.set(table, (cache = { results: new Map(), loaded: new Set() }));
+    const { results, loaded } = cache;
+    if (results.has(key)) return results.get(key) as V;
     const before = this.generation(table);
     const value = await load();
-    const again = this.loadedBefore(table, key);
-    if (before === this.generation(table) && again) {
-      if (cache.size >= CACHED_RESULTS) cache.clear();
-      cache.set(key, value);
+    const loadedBefore = loaded.has(key);
+    if (!loadedBefore) {
+      if (loaded.size >= CACHED_RESULTS) loaded.clear();
+      loaded.add(key);
+    }
+    if (loadedBefore && before === this.generation(table)) {
+      if (results.size >= CACHED_RESULTS) results.clear();
+      results.set(key, value);
     }
     return value;
-  }
-
-  /**
-   * Whether `key` of `table` was loaded before, since the set of keys was last emptied; remembers it
-   * when not. A kept key stays in the set until it is emptied, so a result that a write dropped is
-   * kept again at its next load.
-   */
-  private loadedBefore(table: string, key: string): boolean {
-    let keys = this.loaded.get(table);
-    if (!keys) this.loaded.set(table, (keys = new Set<string>()));
-    if (keys.has(key)) return true;
-    if (keys.size >= CACHED_RESULTS) keys.clear();
-    keys.add(key);
-    return false;
   }
 
   /** Forgets what a write to `table` may have changed (every table when undefined). */
   private changed(table?: string): void {
     if (table === undefined) {
       this.everyTable++;
-      for (const cache of this.caches.values()) cache.clear();
+      for (const { results } of this.tables.values()) results.clear();
     } else {
       this.perTable.set(table, (this.perTable.get(table) ?? 0) + 1);
-      this.caches.get(table)?.clear();
+      this.tables.get(table)?.results.clear();
     }
   }
 
