@@ -7,6 +7,7 @@ import GithubSlugger from 'github-slugger';
 import { SETTINGS, type Setting } from '../src/service/config/settings.js';
 import { parseCommandLine } from '../src/shared/command-line.js';
 import { PACKAGE_ROOT } from '../src/shared/package-root.js';
+import { serveCommand } from '../bench/processes.js';
 
 const HELP = `Usage: npm run check:docs [-- --write]
 
@@ -14,7 +15,10 @@ Checks the guides against the code and against each other:
   - the settings table of docs/operators.md is the one made from src/service/config/settings.ts
     (every variable the service reads, its default and what it does, as --help prints them);
   - every relative link of README.md, docs/*.md and packages/client/README.md names a file
-    that exists, and a heading of it where it names one (#anchor, as GitHub makes them).
+    that exists, and a heading of it where it names one (#anchor, as GitHub makes them);
+  - node's V8 flags are those of npm run serve wherever the service is started with them:
+    npm start, the Dockerfile's CMD and the RUN that fills its compile cache (kept per set of
+    flags), and each release/server.js command in docs/operators.md's code blocks.
 Exits 1 with each difference. npm run check runs it.
 
 Options:
@@ -103,6 +107,35 @@ function brokenLinks(file: string): string[] {
   return broken;
 }
 
+/** The `--name=value` flags given to node in a command line (words after `node`), in order. */
+function nodeFlags(words: string[]): string[] {
+  return words.slice(words.indexOf('node') + 1).filter((word) => /^--[\w-]+=\S+$/.test(word));
+}
+
+/** Each place that starts the service with other V8 flags than `npm run serve` (as "where: flags"), and how many places were read. */
+function flagDifferences(): { differences: string[]; places: number } {
+  const wanted = nodeFlags(['node', ...serveCommand().args]).join(' ');
+  const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const dockerfile = readFileSync(join(PACKAGE_ROOT, 'Dockerfile'), 'utf8');
+  const cmd = /^CMD (\[.*\])$/m.exec(dockerfile)?.[1];
+  const run = /^RUN (node .*server\.js.*)$/m.exec(dockerfile)?.[1];
+  const places: [string, string[] | undefined][] = [
+    ['package.json start script', manifest.scripts.start?.split(/ +/)],
+    ["the Dockerfile's CMD", cmd === undefined ? undefined : (JSON.parse(cmd) as string[])],
+    ["the Dockerfile's RUN that fills the compile cache", run?.split(/ +/)],
+    // The commands of its code blocks (its prose may name a bare `node release/server.js`).
+    ...(readFileSync(OPERATORS, 'utf8').match(FENCED_CODE) ?? [])
+      .flatMap((block) => block.split('\n'))
+      .filter((line) => /\bnode .*release\/server\.js/.test(line))
+      .map((line): [string, string[]] => [`docs/operators.md: ${line.trim()}`, line.split('#')[0]!.trim().split(/ +/)]),
+  ];
+  const differences = places.flatMap(([where, words]) => {
+    const flags = words && nodeFlags(words).join(' ');
+    return flags === wanted ? [] : [`${where}: node's flags are "${flags ?? '(not found)'}", not npm run serve's "${wanted}"`];
+  });
+  return { differences, places: places.length };
+}
+
 function main(): void {
   const { values } = parseCommandLine(HELP, { write: { type: 'boolean', default: false } });
   const text = readFileSync(OPERATORS, 'utf8');
@@ -117,11 +150,15 @@ function main(): void {
   const files = markdownFiles();
   const broken = files.flatMap(brokenLinks);
   problems.push(...broken);
+  const flags = flagDifferences();
+  problems.push(...flags.differences);
   if (problems.length > 0) {
     process.stderr.write(`${problems.join('\n')}\n`);
     process.exit(1);
   }
-  process.stdout.write(`docs: settings table up to date (${Object.keys(SETTINGS).length} settings); links of ${files.length} files hold\n`);
+  process.stdout.write(
+    `docs: settings table up to date (${Object.keys(SETTINGS).length} settings); links of ${files.length} files hold; node's flags agree in ${flags.places} places\n`,
+  );
 }
 
 try {

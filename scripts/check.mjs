@@ -18,8 +18,8 @@ Runs, side by side, each of these npm scripts, and fails when one fails:
   check:generated  generated/ and the client's generated types up to date with openapi.yaml
   check:breaking   openapi.yaml against the last released contract (contracts/released/): no
                    breaking change without a new major version
-  check:docs       the settings table of docs/operators.md made from the settings, and the links
-                   between the guides
+  check:docs       the settings table of docs/operators.md made from the settings, the links
+                   between the guides, and node's V8 flags the same wherever the service starts
 `;
 
 /** Longest first, so that the others share the remaining cores while it runs. */
