@@ -21,8 +21,9 @@ in memory, issues two keys of every plan, and drives each at several times its p
 limit: one key keeps sending when refused (so it gets banned), the other waits Retry-After.
 Prints a progress line, then per key: plan, limit, requests sent, accepted, refused (429),
 banned, 5xx, and whether it got more accepted than its limit allows; and the server's memory
-(RSS from /proc) before, at its peak and after. Exits 1 when a key got more than its limit,
-any request got a 5xx or no answer, or a key that waits Retry-After was banned.
+(RSS from /proc) before, at its peak and after (through tsx, without npm run serve's V8 flags
+and MALLOC_ARENA_MAX: npm run bench measures production's). Exits 1 when a key got more than
+its limit, any request got a 5xx or no answer, or a key that waits Retry-After was banned.
 
 Options:
   --duration D        How long to drive, as 90, 90s or 2m (default 60s).

@@ -151,8 +151,10 @@ export interface ServiceOptions {
 }
 
 /**
- * Starts the service as an operator runs it (`npm start`), in production mode, on the SQLite
- * file `databasePath` (or `env.DATABASE_URL`); resolves once `/readyz` answers 200.
+ * Starts the service (its sources through tsx, or the build with `compiled`) in production mode,
+ * on the SQLite file `databasePath` (or `env.DATABASE_URL`); resolves once `/readyz` answers 200.
+ * It runs without the V8 flags and MALLOC_ARENA_MAX of `npm start` and `npm run serve` (the bench
+ * takes those from serveCommand()), so the memory it takes is not what production's would.
  */
 export async function startServiceProcess(
   databasePath: string,
