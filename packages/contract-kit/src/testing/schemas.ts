@@ -57,6 +57,19 @@ function asJsonSchema<T>(node: T, openapi31: boolean): T {
 }
 
 /**
+ * `node`, a copy of schemas, with no string allowed past GENERATED_MAX_LENGTH unless its
+ * minLength asks for more: json-schema-faker makes a string as long as its maxLength allows and
+ * then cuts it to its own `maxLength` option (86 ms a value where maxLength is 150,000).
+ */
+function shortStrings<T>(node: T): T {
+  visit(node, (schema) => {
+    if (typeof schema.maxLength !== 'number' || schema.maxLength <= GENERATED_MAX_LENGTH) return;
+    schema.maxLength = Math.max(GENERATED_MAX_LENGTH, typeof schema.minLength === 'number' ? schema.minLength : 0);
+  });
+  return node;
+}
+
+/**
  * The contract's schemas as a judge of values (Ajv, with ajv-formats and OpenAPI's formats) and
  * as a source of them (the contract's examples, else json-schema-faker's, each kept only when
  * Ajv accepts it). Schemas are the contract's own, `$ref`s to its components included.
@@ -66,6 +79,8 @@ export class ContractSchemas {
   private readonly modes: Ajv2020[];
   private readonly compiled = new Map<string, ValidateFunction[]>();
   private readonly components: Record<string, unknown>;
+  /** The components as json-schema-faker is given them (shortStrings), made on the first value it makes. */
+  private generatedComponents?: Record<string, unknown>;
   private readonly openapi31: boolean;
 
   constructor(private readonly doc: OpenApiDocument) {
@@ -132,7 +147,8 @@ export class ContractSchemas {
 
   /** json-schema-faker's value for `schema` and `seed`, or NOTHING when it gives up. */
   generate(schema: unknown, seed: number): unknown {
-    const root = { ...asJsonSchema(schema ?? {}, this.openapi31), components: this.components } as JsonSchema;
+    this.generatedComponents ??= shortStrings(structuredClone(this.components));
+    const root = { ...shortStrings(asJsonSchema(schema ?? {}, this.openapi31)), components: this.generatedComponents } as JsonSchema;
     try {
       // Strings no longer than a URL or a header carries comfortably (a schema's maxLength may be 150,000).
       return generateSync(root, { seed, maxLength: GENERATED_MAX_LENGTH });
