@@ -44,15 +44,18 @@ const withUnit = (value: number, unit: TargetCheck['unit']) =>
 
 /**
  * What the latency columns are. wrk's own correction for coordinated omission, and Node's
- * accepting one connection per turn of its event loop (libuv since 1.45), make the start of each
- * run weigh on the p99; measured on the wire (tcpdump), the p99 without them is a fraction of it.
+ * accepting one connection per listening socket per turn of its event loop (libuv since 1.45), make
+ * the start of each run weigh on the p99; measured on the wire (tcpdump), the p99 without them is a
+ * fraction of it.
  */
 const LATENCY_NOTE =
   'Latencies are as wrk reports them, corrected for coordinated omission: an answer that took over twice the mean time ' +
   "between a connection's requests adds samples for the requests it held up. Each run opens its connections at once, " +
-  'and Node accepts one per turn of its event loop (each turn answers every connection already accepted), so the last ' +
-  `waits for about ${((CONNECTIONS * (CONNECTIONS - 1)) / 2).toLocaleString('en-US')} answers to the others (max ms); where a request costs much more than 0.1 ms, those first ` +
-  "answers and the samples added for them set the p99. The latency columns are medians of the rounds' figures.";
+  'and Node accepts one per turn of its event loop on each socket that listens (each turn answers every connection already ' +
+  `accepted): on one, as every server here but the full stack listens, the last waits for about ${((CONNECTIONS * (CONNECTIONS - 1)) / 2).toLocaleString('en-US')} answers ` +
+  'to the others (max ms); where a request costs much more than 0.1 ms, those first answers and the samples added for them ' +
+  'set the p99. The full stack listens on 8 sockets that share its port (src/service/http/listeners.ts). The latency ' +
+  "columns are medians of the rounds' figures.";
 
 /** A table as Markdown, its first row the header. */
 function markdownTable(rows: string[][], align: readonly ('left' | 'right')[]): string[] {

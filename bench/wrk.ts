@@ -24,7 +24,8 @@ export interface LoadResult {
   p99Ms: number;
   /**
    * The longest answer. Each run opens its connections at once, and Node accepts one connection
-   * per turn of its event loop, so this is mostly the wait of the last connection for its first answer.
+   * per listening socket per turn of its event loop, so this is mostly the wait of the last
+   * connection for its first answer.
    */
   maxMs: number;
   requests: number;

@@ -1,11 +1,10 @@
-import { once } from 'node:events';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { SETTINGS } from './config/settings.js';
 import { anonymousRateLimitHeaders, BODY_LIMIT_BYTES, createApp, type AppDependencies } from './http/app.js';
 import type { ConnectionLimits } from './http/connection-cap.js';
 import { createHttpServer, type HttpServer, type HttpTimeouts } from './http/http-server.js';
+import { listenShared, type Listening } from './http/listeners.js';
 
 /** What {@link startService} needs: the app's dependencies and where to listen. */
 export interface ServiceOptions extends AppDependencies {
@@ -85,18 +84,16 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     bodyLimitBytes: BODY_LIMIT_BYTES,
   });
   const { server } = http;
-  server.listen(port, host);
-  await once(server, 'listening');
-  const listening = (server.address() as AddressInfo).port;
+  const listening = await listenShared(server, port, host);
   const shownHost = host === '0.0.0.0' || host === '::' || host === '127.0.0.1' || host === '::1' ? 'localhost' : host;
-  const stop = gracefulStop(http, { shutdownTimeoutMs, shutdownLingerMs }, dependencies.logger, {
+  const stop = gracefulStop(http, listening, { shutdownTimeoutMs, shutdownLingerMs }, dependencies.logger, {
     begin: () => (stopping = true),
     closeAfter: async () => {
       await dependencies.store.close();
       for (const close of alsoClose) await close();
     },
   });
-  return { server, port: listening, origin: `http://${shownHost}:${listening}`, stop };
+  return { server, port: listening.port, origin: `http://${shownHost}:${listening.port}`, stop };
 }
 
 /** How often a lingering stop looks whether any connection is still open. */
@@ -115,6 +112,7 @@ const LINGER_CHECK_MS = 20;
  */
 function gracefulStop(
   http: HttpServer,
+  listening: Listening,
   times: { shutdownTimeoutMs: number; shutdownLingerMs: number },
   logger: Logger,
   steps: { begin: () => void; closeAfter: () => Promise<void> },
@@ -130,7 +128,7 @@ function gracefulStop(
   const closeServer = () =>
     (closing ??= new Promise<void>((resolve) => {
       const sweep = setInterval(() => server.closeIdleConnections(), 100);
-      server.close(() => {
+      void listening.close().then(() => {
         closed = true;
         clearInterval(sweep);
         clearTimeout(force);

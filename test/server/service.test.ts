@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -25,7 +26,7 @@ afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, f
  * A service whose GET /pets waits, once it has the request (`entered`), until the test lets it
  * answer (`release`): no timing decides what is in flight.
  */
-async function slowService(closed: string[], shutdownTimeoutMs: number) {
+async function slowService(closed: string[], shutdownTimeoutMs: number, port = 0) {
   const dir = mkdtempSync(join(tmpdir(), 'animal-store-service-'));
   dirs.push(dir);
   const store = SqliteStore.open(join(dir, 'store.db'));
@@ -50,7 +51,7 @@ async function slowService(closed: string[], shutdownTimeoutMs: number) {
         return handlers.listPets(input, context);
       },
     },
-    port: 0,
+    port,
     host: '127.0.0.1',
     shutdownTimeoutMs,
     shutdownLingerMs: 200,
@@ -102,5 +103,42 @@ describe('startService and its stop', () => {
     await stopping;
     expect(await inFlight).toBe('connection closed');
     expect(closed).toEqual(['first', 'second']);
+  });
+
+  it('accepts a burst of new connections several in one turn of the event loop', async () => {
+    const { service } = await slowService([], 5_000);
+    let turn = 0;
+    let counting = true;
+    const tick = () => {
+      turn++;
+      if (counting) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const turns: number[] = [];
+    const sockets: Socket[] = [];
+    const all = new Promise<void>((resolve) =>
+      service.server.on('connection', () => {
+        turns.push(turn);
+        if (turns.length === 32) resolve();
+      }),
+    );
+    for (let i = 0; i < 32; i++) sockets.push(connect(service.port, '127.0.0.1').on('error', () => {}));
+    await all;
+    counting = false;
+    sockets.forEach((socket) => socket.destroy());
+    await service.stop();
+    const perTurn = new Map<number, number>();
+    for (const t of turns) perTurn.set(t, (perTurn.get(t) ?? 0) + 1);
+    // One listening socket accepts one connection a turn: 32 turns for 32 connections.
+    expect(Math.max(...perTurn.values())).toBeGreaterThan(1);
+    expect(perTurn.size).toBeLessThan(32);
+  });
+
+  it('refuses to listen on a port another service listens on, though it shares the port with its own sockets', async () => {
+    const first = await slowService([], 5_000);
+    await expect(slowService([], 5_000, first.service.port)).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    first.release();
+    expect((await first.get()).status).toBe(200);
+    await first.service.stop();
   });
 });

@@ -33,7 +33,14 @@ function optional<T>(spec: { variable: string; doc: string; parse: (raw: string)
  * Nothing else in the service reads process.env: loadConfig reads these variables, once.
  */
 export const SETTINGS = {
-  port: setting({ variable: 'PORT', doc: 'Port to listen on (0 picks a free one).', default: 3000, parse: port }),
+  port: setting({
+    variable: 'PORT',
+    doc:
+      'Port to listen on (0 picks a free one), with 8 sockets that share it (SO_REUSEPORT; `ss -ltn` lists the port 8 times), so that a burst of ' +
+      'new connections is accepted 8 a turn of the event loop, not 1; a port another process holds is refused all the same (EADDRINUSE).',
+    default: 3000,
+    parse: port,
+  }),
   host: setting({ variable: 'HOST', doc: 'Address to listen on.', default: '0.0.0.0', parse: text }),
   databasePath: setting({
     variable: 'DATABASE_PATH',

@@ -1,0 +1,65 @@
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import { createServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
+
+/**
+ * Listening sockets the service opens on its port. Each accepts one new connection per turn of the
+ * event loop (libuv's rule), and every turn also answers every connection already open: 50
+ * connections opened at once took 50 turns on one socket, 9 on eight (docs/architecture.md).
+ */
+const LISTENING_SOCKETS = 8;
+
+/** Where a server listens, and how it stops. */
+export interface Listening {
+  /** The port (the one picked, when asked for port 0). */
+  port: number;
+  /** How many sockets listen on it: LISTENING_SOCKETS, or 1 where the system cannot share a port. */
+  sockets: number;
+  /**
+   * Stops listening on every socket; resolves once every connection they accepted has closed
+   * (as server.close does for its own).
+   */
+  close(): Promise<void>;
+}
+
+/** Listens with `server` on `options`, resolving when it does, rejecting with its 'error'. */
+async function listenOn(server: NetServer, options: { port: number; host: string; reusePort?: boolean }): Promise<void> {
+  server.listen(options);
+  await once(server, 'listening');
+}
+
+const closed = (server: NetServer) => new Promise<void>((resolve) => server.close(() => resolve()));
+
+/**
+ * `server` listening on `port` and `host` with LISTENING_SOCKETS sockets sharing the port
+ * (SO_REUSEPORT: the system spreads new connections over them), the others' connections handed to
+ * `server` as its own ('connection'), so timeouts, caps and closeIdleConnections see them all.
+ *
+ * A port in use is refused as a plain listen refuses it (EADDRINUSE), also when another process
+ * shares it: a socket without SO_REUSEPORT takes the port first, then gives it to the shared ones.
+ * Where the system cannot share a port (the error of a shared listen), `server` listens alone.
+ */
+export async function listenShared(server: Server, port: number, host: string): Promise<Listening> {
+  const probe = createServer();
+  await listenOn(probe, { port, host });
+  const chosen = (probe.address() as AddressInfo).port;
+  await closed(probe);
+  try {
+    await listenOn(server, { port: chosen, host, reusePort: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOTSUP') throw error;
+    await listenOn(server, { port: chosen, host });
+    return { port: chosen, sockets: 1, close: () => closed(server) };
+  }
+  // As Node's HTTP server takes connections: half-open allowed, no Nagle delay.
+  const others = Array.from({ length: LISTENING_SOCKETS - 1 }, () =>
+    createServer({ allowHalfOpen: true, noDelay: true }, (socket: Socket) => server.emit('connection', socket)),
+  );
+  try {
+    for (const other of others) await listenOn(other, { port: chosen, host, reusePort: true });
+  } catch (error) {
+    await Promise.all([server, ...others].filter((s) => s.listening).map(closed));
+    throw error;
+  }
+  return { port: chosen, sockets: LISTENING_SOCKETS, close: () => Promise.all([server, ...others].map(closed)).then(() => {}) };
+}
