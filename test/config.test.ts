@@ -84,7 +84,7 @@ describe('configuration', () => {
     const variables = Object.values(SETTINGS).map((setting) => setting.variable);
     expect(new Set(variables).size).toBe(variables.length);
     for (const variable of variables) expect(help).toMatch(new RegExp(`^  ${variable} `, 'm'));
-    expect(help).toContain('Port to listen on (0 picks a free one). (default: 3000)');
+    expect(help).toContain(`${SETTINGS.port.doc} (default: 3000)`);
   });
 
   it('refuses settings that are each valid but not together', () => {
