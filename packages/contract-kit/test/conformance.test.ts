@@ -170,4 +170,17 @@ describe('generated values', () => {
     const longest = Math.max(...samples.map((value) => encodeURIComponent(JSON.stringify(value)).length));
     expect(longest).toBeLessThanOrEqual(4096);
   });
+  it('make arrays of a few items, however many a maxItems allows, and as many as a minItems asks', async () => {
+    const { default: fc } = await import('fast-check');
+    const { ContractSchemas, SchemaValues } = await import('contract-kit/testing');
+    const values = new SchemaValues(new ContractSchemas({ openapi: '3.1.0', info: { title: 't', version: '1' }, paths: {} }));
+    const many = fc.sample(values.valid({ type: 'array', items: { type: 'integer' }, maxItems: 100000 }), { numRuns: 30, seed: 1 });
+    // json-schema-faker makes at most 10; the edits of a value may add a few.
+    expect(Math.max(...many.map((value) => (value as unknown[]).length))).toBeLessThanOrEqual(20);
+    const atLeast = fc.sample(values.valid({ type: 'array', items: { type: 'integer' }, minItems: 70, maxItems: 100000 }), {
+      numRuns: 30,
+      seed: 1,
+    });
+    for (const value of atLeast) expect((value as unknown[]).length).toSatisfy((n: number) => n >= 70 && n <= 80);
+  });
 });

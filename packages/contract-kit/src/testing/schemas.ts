@@ -32,6 +32,8 @@ export interface Refusal {
 
 /** The longest string json-schema-faker makes. */
 const GENERATED_MAX_LENGTH = 64;
+/** The most items json-schema-faker puts in an array. */
+const GENERATED_MAX_ITEMS = 10;
 
 /** Seeds json-schema-faker is given before a schema is taken as one it makes no value for. */
 const SEEDS = 30;
@@ -58,13 +60,20 @@ function asJsonSchema<T>(node: T, openapi31: boolean): T {
 
 /**
  * `node`, a copy of schemas, with no string allowed past GENERATED_MAX_LENGTH unless its
- * minLength asks for more: json-schema-faker makes a string as long as its maxLength allows and
- * then cuts it to its own `maxLength` option (86 ms a value where maxLength is 150,000).
+ * minLength asks for more, and no array past GENERATED_MAX_ITEMS unless its minItems does:
+ * json-schema-faker makes a string as long as its maxLength allows and then cuts it to its own
+ * `maxLength` option (86 ms a value where maxLength is 150,000), and an array of as many items as
+ * a maxItems allows (96,559 of 100,000, 5.6 s for 30 values), too large for a server's body limit.
  */
-function shortStrings<T>(node: T): T {
+function smallValues<T>(node: T): T {
+  const capped = (most: number, least: unknown) => Math.max(most, typeof least === 'number' ? least : 0);
   visit(node, (schema) => {
-    if (typeof schema.maxLength !== 'number' || schema.maxLength <= GENERATED_MAX_LENGTH) return;
-    schema.maxLength = Math.max(GENERATED_MAX_LENGTH, typeof schema.minLength === 'number' ? schema.minLength : 0);
+    if (typeof schema.maxLength === 'number' && schema.maxLength > GENERATED_MAX_LENGTH) {
+      schema.maxLength = capped(GENERATED_MAX_LENGTH, schema.minLength);
+    }
+    if (typeof schema.maxItems === 'number' && schema.maxItems > GENERATED_MAX_ITEMS) {
+      schema.maxItems = capped(GENERATED_MAX_ITEMS, schema.minItems);
+    }
   });
   return node;
 }
@@ -79,7 +88,7 @@ export class ContractSchemas {
   private readonly modes: Ajv2020[];
   private readonly compiled = new Map<string, ValidateFunction[]>();
   private readonly components: Record<string, unknown>;
-  /** The components as json-schema-faker is given them (shortStrings), made on the first value it makes. */
+  /** The components as json-schema-faker is given them (smallValues), made on the first value it makes. */
   private generatedComponents?: Record<string, unknown>;
   private readonly openapi31: boolean;
 
@@ -147,8 +156,8 @@ export class ContractSchemas {
 
   /** json-schema-faker's value for `schema` and `seed`, or NOTHING when it gives up. */
   generate(schema: unknown, seed: number): unknown {
-    this.generatedComponents ??= shortStrings(structuredClone(this.components));
-    const root = { ...shortStrings(asJsonSchema(schema ?? {}, this.openapi31)), components: this.generatedComponents } as JsonSchema;
+    this.generatedComponents ??= smallValues(structuredClone(this.components));
+    const root = { ...smallValues(asJsonSchema(schema ?? {}, this.openapi31)), components: this.generatedComponents } as JsonSchema;
     try {
       // Strings no longer than a URL or a header carries comfortably (a schema's maxLength may be 150,000).
       return generateSync(root, { seed, maxLength: GENERATED_MAX_LENGTH });
