@@ -5,6 +5,7 @@ import { PACKAGE_ROOT } from '../src/shared/package-root.js';
 import { ConfigError } from '../src/service/config/config-error.js';
 import { loadConfig } from '../src/service/config/load-config.js';
 import { defaultConfig, describeSettings, SETTINGS } from '../src/service/config/settings.js';
+import { LISTENING_SOCKETS } from '../src/service/http/listeners.js';
 
 describe('configuration', () => {
   it('has a default for everything', () => {
@@ -85,6 +86,8 @@ describe('configuration', () => {
     expect(new Set(variables).size).toBe(variables.length);
     for (const variable of variables) expect(help).toMatch(new RegExp(`^  ${variable} `, 'm'));
     expect(help).toContain(`${SETTINGS.port.doc} (default: 3000)`);
+    // PORT's doc says how many sockets listen on the port (configuration does not import the HTTP layer).
+    expect(SETTINGS.port.doc).toContain(`with ${LISTENING_SOCKETS} sockets`);
   });
 
   it('refuses settings that are each valid but not together', () => {

@@ -56,6 +56,10 @@ async function slowService(closed: string[], shutdownTimeoutMs: number, port = 0
     shutdownTimeoutMs,
     shutdownLingerMs: 200,
     alsoClose: [() => void closed.push('first'), () => void closed.push('second')],
+  }).catch(async (error: unknown) => {
+    // A service that could not listen closes nothing: the store is the test's to close.
+    await store.close();
+    throw error;
   });
   const get = () => fetch(`${service.origin}/v1/pets`, { headers: { Authorization: `Bearer ${key}` } });
   return { service, get, store, entered, release };

@@ -7,14 +7,12 @@ import { createServer, type AddressInfo, type Server as NetServer, type Socket }
  * event loop (libuv's rule), and every turn also answers every connection already open: 50
  * connections opened at once took 50 turns on one socket, 9 on eight (docs/architecture.md).
  */
-const LISTENING_SOCKETS = 8;
+export const LISTENING_SOCKETS = 8;
 
 /** Where a server listens, and how it stops. */
 export interface Listening {
   /** The port (the one picked, when asked for port 0). */
   port: number;
-  /** How many sockets listen on it: LISTENING_SOCKETS, or 1 where the system cannot share a port. */
-  sockets: number;
   /**
    * Stops listening on every socket; resolves once every connection they accepted has closed
    * (as server.close does for its own).
@@ -49,7 +47,7 @@ export async function listenShared(server: Server, port: number, host: string): 
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOTSUP') throw error;
     await listenOn(server, { port: chosen, host });
-    return { port: chosen, sockets: 1, close: () => closed(server) };
+    return { port: chosen, close: () => closed(server) };
   }
   // As Node's HTTP server takes connections: half-open allowed, no Nagle delay.
   const others = Array.from({ length: LISTENING_SOCKETS - 1 }, () =>
@@ -61,5 +59,5 @@ export async function listenShared(server: Server, port: number, host: string): 
     await Promise.all([server, ...others].filter((s) => s.listening).map(closed));
     throw error;
   }
-  return { port: chosen, sockets: LISTENING_SOCKETS, close: () => Promise.all([server, ...others].map(closed)).then(() => {}) };
+  return { port: chosen, close: () => Promise.all([server, ...others].map(closed)).then(() => {}) };
 }
