@@ -1,11 +1,11 @@
 /**
  * The client from a CommonJS project (what `npm init -y` makes, with the tsconfig.json of
- * `tsc --init`). The package is ES modules; Node.js 22.12 and later load them with require(),
+ * `tsc --init` and the two options the README's "With TypeScript" sets). The package is ES modules; Node.js 22.12 and later load them with require(),
  * which `import … = require()` compiles to (module NodeNext; a plain `import` in a CommonJS file
  * is refused under verbatimModuleSyntax, TS1286). Top-level await belongs to ES modules (TS1309
  * here): the calls run in an async function.
  *
- *   npx tsc && ANIMAL_STORE_URL=http://localhost:3000/v1 ANIMAL_STORE_KEY=as_prod_… node commonjs.cjs
+ *   npx tsc && ANIMAL_STORE_URL=http://localhost:3000/v1 ANIMAL_STORE_KEY=as_prod_… node dist/commonjs.cjs
  *
  * In plain JavaScript: const { createAnimalStoreClient } = require('@animal-store/client');
  */

@@ -11,3 +11,4 @@ export {
   type ContractChange,
   type ContractComparison,
 } from './cli/compare-contracts.js';
+export { releasedContracts, scheduledEndProblems, type ReleasedContract } from './cli/released-contracts.js';

@@ -18,6 +18,9 @@ export { basePathsOf, serverPath, serverUrl } from './contract/servers.js';
 export { majorOf } from './contract/version.js';
 export { contractServer, unmatchedOf, type ContractServer, type ContractServerOptions, type Unmatched } from './server/contract-server.js';
 export type { Steps } from './server/steps.js';
+export { PHASES, type ListedStep, type NamedSteps, type Phase, type PhaseSteps } from './server/phases.js';
+export type { ValidatorProgress } from './server/validators.js';
+export type { ValidatorsReady, WarmUp } from './server/warm-up.js';
 export { deprecationHeaders } from './server/deprecation.js';
 export type { AnyHandler, HandlerInput, HandlerResult, KitContext } from './server/handlers.js';
 export type { BodyIn, BodyOut, Handlers, InputOf, RequestBodyOf, ResultOf, TypedHandler } from './server/handler-types.js';
@@ -29,10 +32,14 @@ export {
   type ProblemDetail,
   type ProblemFormatter,
   type ProblemResponse,
+  UNMATCHED_HEADER,
 } from './server/problems.js';
 export { authenticationOf, operationOf, pathParametersOf, requestBasePath } from './server/request-state.js';
 export { readableDetails, type Finding } from './server/readable-messages.js';
-export { parseStrictJson, type StrictJsonRefusal } from './server/strict-json.js';
+export { MAX_DEPTH, parseStrictJson, type JsonLimits, type StrictJsonRefusal } from './server/strict-json.js';
 export { notImplemented } from './server/stubs.js';
 export type { Authentication, Credentials, Verified, Verifier } from './server/security.js';
 export { closeUnreadBody, DEFAULT_BODY_LIMIT_BYTES } from './server/close-unread-body.js';
+export { hostRefusal } from './server/host-header.js';
+export type { ExampleChoice, MockAnswer, MockConfig, MockServerOptions } from './mock/mock-config.js';
+export { serve, serveOptionsFromEnv, SettingError, type ServeOptions, type Served } from './server/serve.js';

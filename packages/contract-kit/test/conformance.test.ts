@@ -1,3 +1,6 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadContract, type AnyHandler, type ContractServerOptions, type HttpProblem } from 'contract-kit';
@@ -9,6 +12,8 @@ import {
   type CaseOutcome,
   type CredentialSource,
 } from 'contract-kit/testing';
+import { send } from '../src/testing/answers.js';
+import { formFields } from '../src/testing/request-bodies.js';
 import { serve } from './serve.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
@@ -161,6 +166,18 @@ describe('the conformance suite, made from a contract alone', () => {
   }, 60_000);
 });
 
+describe('the fields of a form body', () => {
+  it('leave out an empty list, as a form sends it, unless the schema requires the field', () => {
+    // An empty item would be refused where the items have an enum ('pos' of a public contract).
+    expect(formFields({ text: [], pos: [], lang: 'en', tags: ['a', 'b'] }, ['text'])).toEqual([
+      ['text', ''],
+      ['lang', 'en'],
+      ['tags', 'a'],
+      ['tags', 'b'],
+    ]);
+  });
+});
+
 describe('generated values', () => {
   it('stay small enough for a URL or a header, however long a maxLength allows (Node refuses over 16 KiB of them)', async () => {
     const { default: fc } = await import('fast-check');
@@ -182,5 +199,27 @@ describe('generated values', () => {
       seed: 1,
     });
     for (const value of atLeast) expect((value as unknown[]).length).toSatisfy((n: number) => n >= 70 && n <= 80);
+  });
+});
+
+describe('a request that meets a connection the server closes', () => {
+  it('is sent again once, on a new connection', async () => {
+    let requests = 0;
+    const server = createServer((req, res) => {
+      requests++;
+      // The first request meets its connection closed, as when a keep-alive ends just as it is sent.
+      if (requests === 1) return void req.socket.destroy();
+      res.end('{}');
+    }).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const observed = await send({ baseUrl: origin, credential: () => undefined }, { method: 'GET', path: '/', query: [], headers: {} });
+      expect(observed.status).toBe(200);
+      expect(requests).toBe(2);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });

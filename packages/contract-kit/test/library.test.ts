@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyHandler, HttpProblem, UploadedFile } from 'contract-kit';
 import { serve } from './serve.js';
@@ -135,6 +137,44 @@ describe('a 3.0 contract with apiKey, OAuth 2 scopes and an error body of its ow
     expect(await kept.text()).toBe('kept: return by Friday');
     expect((await note('far longer than twenty characters')).status).toBe(400);
     expect((await note('x', 'text/plain; charset=iso-8859-1')).status).toBe(415);
+  });
+
+  it("takes a body its client cut off for the client's doing, not a failure of its own", async () => {
+    const socket = connect(Number(new URL(library.origin).port), '127.0.0.1');
+    await once(socket, 'connect');
+    socket.write(
+      'POST /library/notes HTTP/1.1\r\nHost: x\r\nX-Library-Key: k-1\r\nContent-Type: text/plain\r\nContent-Length: 10\r\n\r\nret',
+    );
+    await new Promise((r) => setTimeout(r, 100));
+    socket.destroy();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(library.errors, 'no 500 for a body the client cut off').toEqual([]);
+  });
+
+  it("refuses a request without its one Host header (RFC 9112), whatever its path, in the contract's error body", async () => {
+    /** The status line, Connection header and body of the answer to a request written byte for byte. */
+    const send = async (head: string) => {
+      const socket = connect(Number(new URL(library.origin).port), '127.0.0.1');
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.end(`${head}\r\n`);
+      await once(socket, 'close');
+      const [top = '', body = ''] = Buffer.concat(chunks).toString().split('\r\n\r\n');
+      return { status: top.split(' ')[1], connection: /^connection: (.*)$/im.exec(top)?.[1], body };
+    };
+    const refused = { status: '400', connection: 'close', body: expect.stringContaining('"kind":"invalid_request"') };
+    for (const head of [
+      'GET /library/books HTTP/1.1\r\n',
+      'GET /library/books HTTP/1.1\r\nHost: a\r\nHost: b\r\n',
+      'GET /library/books HTTP/1.1\r\nHost: a\r\nhost: a\r\n',
+      'GET /elsewhere HTTP/1.1\r\nHost: a\r\nHost: b\r\n',
+    ]) {
+      const answer = await send(head);
+      expect(answer, head).toEqual(refused);
+      expect(JSON.parse(answer.body), head).toMatchObject({ error: { fields: ['header.host'] } });
+    }
+    // HTTP/1.0 has no Host header.
+    expect((await send('GET /library/books HTTP/1.0\r\n')).status).toBe('200');
   });
 
   it('does not route callbacks', async () => {

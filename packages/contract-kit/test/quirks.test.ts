@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ContractError, contractServer, loadContract, parseContract, problemDetails, type UploadedFile } from 'contract-kit';
-import { conformanceCases, ContractChecker, propertyCases, runConformance } from 'contract-kit/testing';
+import { loadContract, type UploadedFile } from 'contract-kit';
+import { conformanceCases, ContractChecker, ContractSchemas, propertyCases, runConformance } from 'contract-kit/testing';
 import { serve } from './serve.js';
 
 type Served = Awaited<ReturnType<typeof serve>>;
@@ -18,6 +18,11 @@ describe('forms of real 3.0 contracts', () => {
         subscribe: ({ body }) => ({ status: 200, body }),
         patchSettings: () => ({ status: 204 }),
         getItem: () => ({ status: 200 }),
+        getLinked: () => ({ status: 204 }),
+        postWeights: () => ({ status: 204 }),
+        getTile: ({ path }) => ({ status: 200, body: path }),
+        postImage: () => ({ status: 204 }),
+        addDevice: () => ({ status: 204 }),
       },
     });
   });
@@ -30,6 +35,45 @@ describe('forms of real 3.0 contracts', () => {
   it('takes a pattern with escapes the u flag refuses as the pattern its author meant', async () => {
     expect((await quirks.fetch('/tags?tag=a:b-c')).status).toBe(200);
     expect((await quirks.fetch('/tags?tag=a%20b')).status).toBe(400);
+  });
+
+  it('reads a pattern as written without the u flag where its escapes need that, and leaves out one that is no pattern, saying so', async () => {
+    expect((await quirks.fetch('/tags?label=ab%2B')).status).toBe(200);
+    expect((await quirks.fetch('/tags?label=ap%2B')).status).toBe(400);
+    expect((await quirks.fetch('/tags?code=anything')).status).toBe(200);
+    const said = quirks.warnings.join('\n');
+    expect(said).toContain('quirks-3.0.yaml: 2 pattern(s) are read as written without the u flag');
+    expect(said).toContain('1 pattern(s) are no regular expression, and are not checked: "^[a-$"');
+  });
+
+  it('follows a parameter that refers into another path by a percent-encoded pointer', async () => {
+    expect((await quirks.fetch('/linked/t1?depth=2')).status).toBe(204);
+    expect((await quirks.fetch('/linked/t1?depth=deep')).status).toBe(400);
+  });
+
+  it('leaves out of a request a default its own schema refuses, saying so', async () => {
+    const answer = await quirks.fetch('/tags?name=x');
+    expect(answer.status).toBe(200);
+    expect(((await answer.json()) as { query: object }).query).toEqual({ name: 'x' });
+    expect(quirks.warnings.join('\n')).toContain(
+      'listTags: 1 default(s) their own schemas refuse, which the validator leaves out of requests: ""',
+    );
+  });
+
+  it('takes the text of each value of an enum of booleans and numbers without a type', async () => {
+    for (const value of ['true', 'false', '0', '1']) expect((await quirks.fetch(`/tags?delivered=${value}`)).status, value).toBe(200);
+    expect((await quirks.fetch('/tags?delivered=yes')).status).toBe(400);
+  });
+
+  it("checks a header the operation declares again, in other letters' case, with the operation's schema", async () => {
+    const add = (sha: string) =>
+      quirks.fetch('/devices', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Content-Sha256': sha },
+        body: JSON.stringify({ id: 1 }),
+      });
+    expect((await add('not-a-hash')).status).toBe(400);
+    expect((await add('a'.repeat(64))).status).toBe(204);
   });
 
   it('reads a space sent as + in the query as a space', async () => {
@@ -75,6 +119,49 @@ describe('forms of real 3.0 contracts', () => {
     expect(patched.status).toBe(204);
   });
 
+  it('validates schemas whose extensions and examples hold an id (JSON Schema draft 04 would read it as their identifier), without the default of a read-only property', async () => {
+    const post = (body: unknown) =>
+      quirks.fetch('/weights', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    expect((await post({ a: { id: 'w' }, b: { id: 3 } })).status).toBe(204);
+    expect((await post({ a: { id: 'w' }, b: { id: 'three' } })).status).toBe(400);
+    expect((await post({ a: { id: 'w' }, b: { 'x-size': 1, example: true } })).status).toBe(204);
+    expect((await post({ a: { id: 'w' }, b: { 'x-size': 'big' } })).status).toBe(400);
+  });
+
+  it('refuses null where nullable has an enum without it, and conform makes no such value; a read-only $ref in requests', async () => {
+    const post = (body: unknown) =>
+      quirks.fetch('/weights', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    expect((await post({ a: { id: 'w' }, b: { state: 'open' } })).status).toBe(204);
+    expect((await post({ a: { id: 'w' }, b: { state: null } })).status).toBe(400);
+    expect((await post({ a: { id: 'w', serial: 's' } })).status).toBe(400);
+    const schemas = new ContractSchemas(await loadContract(fileURLToPath(new URL('./fixtures/quirks-3.0.yaml', import.meta.url))));
+    expect(schemas.accepts({ $ref: '#/components/schemas/State' }, null)).toBe(false);
+  });
+
+  it('splits a segment of two parameters by what each takes: a number with a dot, then a format', async () => {
+    expect(await (await quirks.fetch('/tiles/71.441.xml')).json()).toEqual({ lat: 71.441, format: 'xml' });
+    expect(await (await quirks.fetch('/tiles/-3.json')).json()).toEqual({ lat: -3, format: 'json' });
+    expect((await quirks.fetch('/tiles/north.json')).status).toBe(400);
+  });
+
+  it('takes bytes declared under a JSON media type as bytes, and conform has no JSON of them to refuse', async () => {
+    expect((await quirks.fetch('/images', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '[]' })).status).toBe(
+      204,
+    );
+    const names = conformanceCases(await loadContract(fileURLToPath(new URL('./fixtures/quirks-3.0.yaml', import.meta.url)))).map(
+      (c) => c.name,
+    );
+    expect(names).toContain('postImage: a valid request (POST /images) is answered as the contract declares');
+    expect(names).not.toContain('postImage: a JSON body its schema refuses is refused with 400');
+  });
+
+  it('takes a body whose schema is marked read-only where it is a property of answers', async () => {
+    const add = (body: unknown) =>
+      quirks.fetch('/devices', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    expect((await add({ id: 1 })).status).toBe(204);
+    expect((await add({ id: 'one' })).status).toBe(400);
+  });
+
   it('answers 404 for a path parameter left empty', async () => {
     expect((await quirks.fetch('/items/')).status).toBe(404);
   });
@@ -86,6 +173,50 @@ describe('forms of real 3.0 contracts', () => {
 
   it('had no failure of its own', () => {
     expect(quirks.errors).toEqual([]);
+  });
+});
+
+describe('a contract whose $refs reach inside schemas (their definitions)', () => {
+  it('validates requests and answers through them', async () => {
+    const served = await serve('deep-refs-3.0.yaml', {
+      handlers: {
+        getAccount: ({ path }) =>
+          path.id === 'bad'
+            ? { status: 200, body: { id: 'bad', identifiers: { number: 7 } } }
+            : {
+                status: 200,
+                body: { id: String(path.id), identifiers: { number: 'n', previous: { number: 'p' } }, balance: { current: 1 } },
+              },
+        putBalance: () => ({ status: 204 }),
+        listOwners: () => ({ status: 200, body: { data: [{ name: 'Ann' }] } }),
+        getOwner: ({ path }) => ({ status: 200, body: { name: path.name } }),
+        listOwnerNames: () => ({ status: 200, body: { data: [{ name: 'Ann' }] } }),
+      },
+    });
+    try {
+      expect((await served.fetch('/bank/accounts/a')).status).toBe(200);
+      expect(await (await served.fetch('/bank/owners/Ann')).json()).toEqual({ name: 'Ann' });
+      // Another path's answer, taken by an operation whose path key holds a query: its validator compiles.
+      expect((await served.fetch('/bank/owners?view=names')).status).toBe(200);
+      // conform, whose checker resolves a $ref into another path's answer too.
+      const contract = await loadContract(fileURLToPath(new URL('./fixtures/deep-refs-3.0.yaml', import.meta.url)));
+      const outcomes = await runConformance(
+        conformanceCases(contract),
+        { baseUrl: `${served.origin}/bank`, credential: () => undefined },
+        new ContractChecker(contract),
+        (c) => c.kind === 'valid' && /^(getOwner|listOwners|getAccount):/.test(c.name),
+      );
+      expect([...outcomes.values()]).toEqual([{ passed: true }, { passed: true }, { passed: true }]);
+      const put = (body: unknown) =>
+        served.fetch('/bank/accounts/a', { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      expect((await put({ balance: { current: 1 }, limit: 3 })).status).toBe(204);
+      expect((await put({ balance: { current: 'one' } })).status).toBe(400);
+      // An answer its schema refuses, inside a schema reached by such a $ref, is the server's fault.
+      expect((await served.fetch('/bank/accounts/bad')).status).toBe(500);
+      expect(served.errors.map(String).join('\n')).not.toMatch(/can't resolve reference/);
+    } finally {
+      await served.close();
+    }
   });
 });
 
@@ -145,54 +276,5 @@ describe('forms of real 3.1 contracts', () => {
 
   it('had no failure of its own', () => {
     expect(quirks.errors).toEqual([]);
-  });
-});
-
-describe('a path that holds a query', () => {
-  it('is refused at start, naming it', () => {
-    const contract = parseContract(
-      `openapi: 3.1.0
-info: { title: t, version: '1' }
-paths:
-  /responses?beta=true:
-    post:
-      responses: { '200': { description: ok } }
-`,
-      'beta.yaml',
-    );
-    expect(() => contractServer({ contract, label: 'beta.yaml', handlers: {}, onWarning: () => undefined })).toThrow(
-      new ContractError(
-        'beta.yaml#/paths/~1responses?beta=true/post',
-        'the path /responses?beta=true holds a query or a fragment (? or #), which OpenAPI paths may not',
-      ),
-    );
-  });
-});
-
-describe('error bodies the contract declares in another media type than problem+json', () => {
-  const contract = parseContract(
-    `openapi: 3.0.3
-info: { title: t, version: '1' }
-paths:
-  /things:
-    get:
-      responses:
-        '200': { description: ok }
-        '4XX': { description: refused, content: { application/json: { schema: { type: object } } } }
-`,
-    'errors.yaml',
-  );
-  const warningsOf = (errors?: Parameters<typeof contractServer>[0]['errors']) => {
-    const warnings: string[] = [];
-    contractServer({ contract, label: 'errors.yaml', handlers: {}, errors, onWarning: (w) => warnings.push(w) });
-    return warnings;
-  };
-
-  it('are named at start when no errors function builds them, or the default one is given (as contract-kit init does)', () => {
-    const warning =
-      "errors.yaml declares error bodies other than RFC 9457's, such as #/paths/~1things/get/responses/4XX (application/json): give contractServer an errors function that builds them (src/errors.ts in a project of contract-kit init); until then every error is application/problem+json";
-    expect(warningsOf()).toContain(warning);
-    expect(warningsOf(problemDetails)).toContain(warning);
-    expect(warningsOf((problem, { contentType }) => ({ contentType, body: { message: problem.message } })).join()).not.toMatch(/RFC 9457/);
   });
 });

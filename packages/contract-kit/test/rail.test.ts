@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyHandler } from 'contract-kit';
+import { UNMATCHED_HEADER, type AnyHandler } from 'contract-kit';
 import { basic, serve } from './serve.js';
 
 type Served = Awaited<ReturnType<typeof serve>>;
@@ -11,7 +11,10 @@ const handlers: Record<string, AnyHandler> = {
     headers: { 'X-Total-Count': 1, 'X-Partial': query.limit === 1 },
     body: [{ id: 1, name: `limit ${JSON.stringify(query.limit ?? 'none')}` }],
   }),
-  getStationsByStationId: ({ path }) => ({ status: 200, body: { id: path['station-id'], name: 'Central' } }),
+  getStationsByStationId: ({ path }) =>
+    path['station-id'] === 404
+      ? { status: 404, body: { type: 'about:blank', title: 'Not Found', status: 404, detail: 'No station 404.' } }
+      : { status: 200, body: { id: path['station-id'], name: 'Central' } },
   findStationMap: () => ({ status: 200, body: Buffer.from([0x89, 0x50, 0x4e, 0x47]) }),
   createBooking: ({ body, contentType }, { caller }) => {
     if (contentType === 'application/xml') return { status: 201, body: { id: `xml:${String(body).length}`, station: 1, seats: 1 } };
@@ -159,6 +162,20 @@ describe('routing what the contract lacks, and what is not written yet', () => {
     expect(wrongMethod.headers.get('allow')).toBe('GET, HEAD');
     expect((await rail.fetch('/mock/nowhere')).status).toBe(404);
     expect((await rail.fetch('/elsewhere/stations')).status).toBe(404);
+  });
+
+  it('marks its own 404 and 405 with Contract-Unmatched, never a 404 a handler answers', async () => {
+    const wrongMethod = await rail.fetch('/mock/stations', { method: 'DELETE' });
+    expect(wrongMethod.headers.get(UNMATCHED_HEADER)).toBe('method_not_allowed');
+    for (const path of ['/mock/nowhere', '/elsewhere/stations', '/mock/stations/']) {
+      const lost = await rail.fetch(path);
+      expect(lost.status, path).toBe(404);
+      expect(lost.headers.get(UNMATCHED_HEADER), path).toBe('not_found');
+    }
+    const unknown = await rail.fetch('/mock/stations/404');
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ detail: 'No station 404.' });
+    expect(unknown.headers.get(UNMATCHED_HEADER)).toBeNull();
   });
 
   it('does not route webhooks', async () => {

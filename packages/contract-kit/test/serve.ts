@@ -47,7 +47,8 @@ export async function serveContracts(contracts: readonly (readonly [name: string
   app.use(kits.at(-1)!.notFound);
   app.use(kits.at(-1)!.errorHandler);
   const limit = Math.max(...contracts.map(([, options]) => options.bodyLimitBytes ?? 1024 * 1024));
-  const server: Server = createServer(app);
+  // As src/server.ts of contract-kit init makes it: a request without Host reaches the app.
+  const server: Server = createServer({ requireHostHeader: false }, app);
   server.on('request', (req, res) => closeUnreadBody(req, res, limit));
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

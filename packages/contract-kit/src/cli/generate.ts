@@ -4,9 +4,13 @@ import { loadContract } from '../contract/load-contract.js';
 import { contractServer } from '../server/contract-server.js';
 import { listOperations, type Operation } from '../contract/operations.js';
 import { renderTypes } from '../codegen/render-types.js';
-import { parseCommand } from './command-line.js';
+import { pluginDefect, runPlugins, type GeneratePlugin } from '../codegen/plugins.js';
+import type { OpenApiDocument } from '../contract/document.js';
+import { CommandError, parseCommand } from './command-line.js';
+import { formatForProject } from './project-format.js';
+import { loadConfig } from './config.js';
 
-export const GENERATE_HELP = `Usage: contract-kit generate [--spec FILE] [--out DIR] [--handlers DIR] [--check]
+export const GENERATE_HELP = `Usage: contract-kit generate [--spec FILE] [--out DIR] [--handlers DIR] [--config FILE] [--check]
 
 Writes, from the contract, into DIR (generated/ by default; commit it, never edit it):
   openapi.ts     the contract's types (openapi-typescript): paths, webhooks, components
@@ -17,12 +21,15 @@ Writes, from the contract, into DIR (generated/ by default; commit it, never edi
 and, in the handlers folder (src/handlers/ by default), a stub for each operation that has no
 handler file yet: it answers 501 until you write it, and the server names it at start. An
 existing file is never overwritten. The context type of handlers comes from src/context.ts
-(contract-kit init writes it).
+(contract-kit init writes it). Then the plugins of the project's configuration run (its
+generate.plugins): their files are written, and checked, as the kit's are; a problem any of them
+names stops generate before it writes anything.
 
 Options:
   --spec FILE      The contract (default openapi.yaml); one that refers to other files is read whole.
   --out DIR        Where the generated files go (default generated).
   --handlers DIR   Where handler files live, one per operation (default src/handlers).
+  --config FILE    The configuration (default: contract-kit.config.js, .mjs or .ts, if there is one).
   --check          Write nothing; exit 1 naming each file that is out of date or missing.
   -h, --help       Show this help.
 `;
@@ -41,7 +48,7 @@ async function render(
   spec: string,
   out: string,
   handlersDir: string,
-): Promise<{ files: Map<string, string>; operations: Operation[] }> {
+): Promise<{ files: Map<string, string>; operations: Operation[]; contract: OpenApiDocument }> {
   const doc = await loadContract(specPath, spec);
   // What the server would refuse at start (a path it cannot route, an x-sunset that is no date, a
   // scheme the contract lacks) is refused here, before anything is written for it.
@@ -54,12 +61,10 @@ async function render(
     `${header(spec)}\nimport type { Handlers } from 'contract-kit';\nimport type { Operations } from './operations.js';\nimport type { Context } from '${context}';\n` +
     operations.map((op) => `import { ${op.name} } from '${toHandlers}/${op.name}.js';\n`).join('') +
     `\n/** The handler of every operation, by name; each lives in its own file. */\nexport const handlers = { ${operations.map((op) => op.name).join(', ')} } satisfies Handlers<Operations, Context>;\n`;
-  const client =
-    `${header(spec)}\nimport createClient, { type ClientOptions } from 'openapi-fetch';\nimport type { paths } from './openapi.js';\n\n` +
-    '/** A typed client of the contract (openapi-fetch): each call returns { data, error, response }. */\n' +
-    "export const createApiClient = (baseUrl: string, options: Omit<ClientOptions, 'baseUrl'> = {}) => createClient<paths>({ ...options, baseUrl });\n";
+  const client = clientSource(header(spec), operations);
   return {
     operations,
+    contract: doc,
     files: new Map([
       [join(out, 'openapi.ts'), openapi],
       [join(out, 'operations.ts'), operationTypes],
@@ -84,12 +89,66 @@ function stub(op: Operation, file: string, out: string, handlersDir: string): st
   ].join('\n');
 }
 
-/** `contract-kit generate`: 0 when done (or, with --check, up to date), 1 when out of date. */
+/**
+ * The typed client (openapi-fetch). Where path keys name a query parameter or a header after `#`
+ * or `?` (see splitPathKey), a middleware sends the request as the server routes it: the path
+ * before them, the query from the call's parameters, and what the path key names.
+ */
+function clientSource(header: string, operations: Operation[]): string {
+  const shared = operations.filter((op) => op.path !== op.urlPath);
+  const head = `${header}\nimport createClient, { type ClientOptions${shared.length > 0 ? ', type Middleware' : ''} } from 'openapi-fetch';\nimport type { paths } from './openapi.js';\n\n`;
+  const doc = '/** A typed client of the contract (openapi-fetch): each call returns { data, error, response }. */\n';
+  if (shared.length === 0)
+    return `${head}${doc}export const createApiClient = (baseUrl: string, options: Omit<ClientOptions, 'baseUrl'> = {}) => createClient<paths>({ ...options, baseUrl });\n`;
+  const table = Object.fromEntries(shared.map((op) => [op.path, op.dispatch.map((d) => [d.in, d.name, d.value])]));
+  return (
+    head +
+    '/** What the path keys name after `#` or `?`: [in, name, value (null: any)], by path key. */\n' +
+    `const SHARED_URLS: Record<string, ['query' | 'header', string, string | null][]> = ${JSON.stringify(table)};\n\n` +
+    '/** Sends a call to a path key with `#` or `?` as the server routes it: its path, the query of the call, and what the key names. */\n' +
+    'const sharedUrls: Middleware = {\n' +
+    '  onRequest({ request, schemaPath, params }) {\n' +
+    '    const dispatch = SHARED_URLS[schemaPath];\n' +
+    '    if (!dispatch) return undefined;\n' +
+    '    const url = new URL(request.url.split(/[?#]/)[0]!);\n' +
+    '    for (const [name, value] of Object.entries(params.query ?? {}))\n' +
+    '      for (const item of Array.isArray(value) ? value : [value]) if (item !== undefined) url.searchParams.append(name, String(item));\n' +
+    '    const headers = new Headers(request.headers);\n' +
+    '    for (const [where, name, value] of dispatch) {\n' +
+    '      if (value === null) continue;\n' +
+    "      if (where === 'query') url.searchParams.set(name, value);\n" +
+    '      else headers.set(name, value);\n' +
+    '    }\n' +
+    '    return new Request(url, new Request(request, { headers }));\n' +
+    '  },\n' +
+    '};\n\n' +
+    doc +
+    "export function createApiClient(baseUrl: string, options: Omit<ClientOptions, 'baseUrl'> = {}) {\n" +
+    '  const client = createClient<paths>({ ...options, baseUrl });\n' +
+    '  client.use(sharedUrls);\n' +
+    '  return client;\n' +
+    '}\n'
+  );
+}
+
+/** The plugins the configuration lists under `generate.plugins`, each checked to be one. */
+async function pluginsOf(cwd: string, file: string | undefined): Promise<readonly GeneratePlugin[]> {
+  const plugins: unknown = (await loadConfig(cwd, file)).generate?.plugins ?? [];
+  if (!Array.isArray(plugins)) throw new CommandError("the configuration's generate.plugins is not an array of plugins");
+  (plugins as unknown[]).forEach((plugin, i) => {
+    const defect = pluginDefect(plugin);
+    if (defect) throw new CommandError(`the configuration's generate.plugins[${i}] ${defect}`);
+  });
+  return plugins as GeneratePlugin[];
+}
+
+/** `contract-kit generate`: 0 when done (or, with --check, up to date), 1 when out of date or a plugin has a problem. */
 export async function generate(args: string[], cwd = process.cwd()): Promise<number> {
   const parsed = parseCommand(GENERATE_HELP, args, {
     spec: { type: 'string', default: 'openapi.yaml' },
     out: { type: 'string', default: 'generated' },
     handlers: { type: 'string', default: 'src/handlers' },
+    config: { type: 'string' },
     check: { type: 'boolean', default: false },
   });
   if (!parsed) return 0;
@@ -97,11 +156,23 @@ export async function generate(args: string[], cwd = process.cwd()): Promise<num
   const out = resolve(cwd, parsed.values.out);
   const handlersDir = resolve(cwd, parsed.values.handlers);
   const shown = (path: string) => relative(cwd, path) || path;
-  const { files, operations } = await render(resolve(cwd, spec), spec, out, handlersDir);
+  const plugins = await pluginsOf(cwd, parsed.values.config);
+  const specPath = resolve(cwd, spec);
+  const { files, operations, contract } = await render(specPath, spec, out, handlersDir);
+  const input = { contract, operations, spec, specPath, cwd, out, handlers: handlersDir, files: new Map(files), check };
+  const fromPlugins = await runPlugins(plugins, input);
+  // A plugin's problem (a field nothing stores, say) stops everything: the tree stays as it was.
+  if (fromPlugins.problems.length > 0) {
+    for (const problem of fromPlugins.problems) process.stderr.write(`${problem}\n`);
+    process.stderr.write(check ? `${spec} cannot be generated from as it is.\n` : 'Nothing was written.\n');
+    return 1;
+  }
+  for (const [path, { text }] of fromPlugins.files) files.set(path, text);
   const missing = operations.filter((op) => !existsSync(join(handlersDir, `${op.name}.ts`)));
   const stale = [...files].filter(([path, text]) => !existsSync(path) || readFileSync(path, 'utf8') !== text).map(([path]) => path);
+  const by = (path: string) => (fromPlugins.files.has(path) ? ` (plugin ${fromPlugins.files.get(path)!.plugin})` : '');
   if (check) {
-    for (const path of stale) process.stderr.write(`out of date: ${shown(path)}\n`);
+    for (const path of stale) process.stderr.write(`out of date: ${shown(path)}${by(path)}\n`);
     for (const op of missing) process.stderr.write(`no handler file: ${shown(join(handlersDir, `${op.name}.ts`))}\n`);
     if (stale.length === 0 && missing.length === 0) {
       process.stdout.write(`${shown(out)} is up to date with ${spec}.\n`);
@@ -112,15 +183,15 @@ export async function generate(args: string[], cwd = process.cwd()): Promise<num
   }
   mkdirSync(out, { recursive: true });
   mkdirSync(handlersDir, { recursive: true });
-  for (const [path, text] of files) {
-    if (!stale.includes(path)) continue;
-    writeFileSync(path, text);
-    process.stdout.write(`wrote ${shown(path)}\n`);
+  for (const path of stale) {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, files.get(path)!);
+    process.stdout.write(`wrote ${shown(path)}${by(path)}\n`);
   }
   for (const op of missing) {
     const path = join(handlersDir, `${op.name}.ts`);
     // 'wx': never overwrite a file that appeared meanwhile.
-    writeFileSync(path, stub(op, shown(path), out, handlersDir), { flag: 'wx' });
+    writeFileSync(path, await formatForProject(cwd, path, stub(op, shown(path), out, handlersDir)), { flag: 'wx' });
     process.stdout.write(`wrote ${shown(path)} (a stub answering 501 until you write it)\n`);
   }
   // A handler file no operation has any more (its operation was removed or renamed) is left alone, and named.

@@ -45,7 +45,16 @@ export function findBaseRevision(specPath: string, ref?: string): BaseRevision {
     }
     return { found: true, commit, description: `its version at ${ref} (${subject(commit, cwd)})` };
   }
-  const changes = git(['log', '-2', '--format=%H', '--', file], cwd).split('\n').filter(Boolean);
+  // A repository without a commit yet (git init alone) has no history to read: git log fails there.
+  const hasCommits = (() => {
+    try {
+      git(['rev-parse', '--verify', '--quiet', 'HEAD'], cwd);
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+  const changes = hasCommits ? git(['log', '-2', '--format=%H', '--', file], cwd).split('\n').filter(Boolean) : [];
   if (changes.length === 0)
     return { found: false, description: `${basename(specPath)} has never been committed: no client can depend on an earlier version.` };
   if (git(['status', '--porcelain', '--', file], cwd) !== '') {

@@ -1,27 +1,42 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
-import { loadContract } from '../contract/load-contract.js';
+import { fileURLToPath } from 'node:url';
+import { ContractError } from '../contract/document.js';
+import { BUNDLER, hasExternalRefs, loadContract, parseContract } from '../contract/load-contract.js';
 import { securitySchemesOf, type SecurityScheme } from '../server/security.js';
 import { parseCommand, UsageError } from './command-line.js';
+import { COMMAND_TOOLS } from './tools.js';
 
 export const INIT_HELP = `Usage: contract-kit init [--spec FILE]
 
 Sets up a project that has a contract and nothing else (after npm init -y and installing
-contract-kit) to serve it, and says what it wrote. It never overwrites a file, nor a script or
+contract-kit) to serve it, and says what it wrote: the files of the package's templates/, with
+the contract's path and security schemes filled in. It never overwrites a file, nor a script or
 dependency package.json already has:
 
   package.json      "type": "module" (the files below are ES modules); the scripts generate,
-                    start, test, typecheck, mock, docs, lint, check:breaking and conform; express and
-                    openapi-fetch, and for development typescript, tsx, vitest and the types
+                    start, test, typecheck, mock, docs, lint, check:breaking and conform, each
+                    run with exec (so that the signal npm gets stops it); express and
+                    openapi-fetch (and @redocly/openapi-core for a contract split into
+                    files, which it reads whole), and for development the tools of the kit's commands
+                    (Prism, Redocly CLI, openapi-typescript and TypeScript, fast-check),
+                    tsx, vitest and the types, which a production install (npm ci
+                    --omit=dev) leaves out; allowScripts for the install scripts they bring (esbuild's runs, the
+                    analytics of @scarf/scarf, which Prism brings, does not)
+  .gitignore        node_modules/ and build/ (where docs writes)
   tsconfig.json     strict TypeScript for Node.js
   src/context.ts    what your handlers get besides their input (empty to begin with)
   src/security.ts   one verifying function per security scheme of the contract; each refuses
                     every request until you write it
-  src/errors.ts     the error body of every refusal: RFC 9457 problem details until you write
-                    your contract's error shape there (the server says at start if it differs)
+  src/errors.ts     where to build error bodies yourself; until you do, each is built from the
+                    error response the contract declares for its status
   src/app.ts        the Express app: the contract served with the handlers and the security
-  src/server.ts     listens on PORT (default 3000), stops on SIGTERM and SIGINT
-  test/app.test.ts  a test that every operation of the contract is routed (it passes at once)
+  src/server.ts     listens on PORT (default 3000) with serve(), which stops on SIGTERM and
+                    SIGINT within SHUTDOWN_TIMEOUT_MS (10 s) whatever its clients do, and
+                    says when every operation's validator is compiled
+  test/app.test.ts  a test that every operation of the contract is routed: none is answered
+                    the kit's own 404 or 405 (it passes at once, and once handlers are written)
 
 Then: npm install, npm run generate (the types and a stub per operation), npm start.
 
@@ -30,53 +45,47 @@ Options:
   -h, --help    Show this help.
 `;
 
-/** The versions init adds, those the kit is tested with. */
+/** The versions init adds, those the kit is tested with; the commands' tools are for development only. */
 export const PROJECT_DEPENDENCIES = { express: '5.3.0', 'openapi-fetch': '0.17.0' };
-export const PROJECT_DEV_DEPENDENCIES = {
-  '@types/express': '5.0.6',
-  '@types/node': '24.19.2',
-  tsx: '4.23.15',
-  typescript: '5.9.3',
-  vitest: '5.1.1',
+export const PROJECT_DEV_DEPENDENCIES: Record<string, string> = Object.fromEntries(
+  Object.entries({ '@types/express': '5.0.6', '@types/node': '24.19.2', tsx: '4.23.15', vitest: '5.1.1', ...COMMAND_TOOLS }).sort(),
+);
+
+/**
+ * npm's allowScripts for the packages with install scripts that the kit and the packages above
+ * bring (npm 11 warns of those it does not cover, and npm 12 runs none of them without it).
+ */
+const ALLOW_SCRIPTS = {
+  // tsx's and vitest's compiler: its postinstall checks the binary of the platform's package.
+  esbuild: true,
+  // Prism's: its postinstall reports the installation to scarf.sh, off the machine.
+  '@scarf/scarf': false,
 };
 
+/**
+ * The scripts init writes. Each `exec`s its command: npm runs a script with `sh -c`, and passes
+ * a SIGTERM or SIGINT on to that shell, which would end and leave the command running (a server
+ * holding its port); exec'd, the command is npm's child and gets the signal itself.
+ */
 function scriptsFor(spec: string): Record<string, string> {
   const option = spec === 'openapi.yaml' ? '' : ` --spec ${spec}`;
   return {
-    generate: `contract-kit generate${option}`,
-    start: 'node --import tsx src/server.ts',
-    test: 'vitest run',
-    typecheck: 'tsc --noEmit',
-    mock: `contract-kit mock${option}`,
-    docs: `contract-kit docs${option}`,
-    lint: `contract-kit lint${option}`,
-    'check:breaking': `contract-kit check-breaking${option}`,
-    conform: `contract-kit conform${option}`,
+    generate: `exec contract-kit generate${option}`,
+    start: 'exec node --import tsx src/server.ts',
+    test: 'exec vitest run',
+    typecheck: 'exec tsc --noEmit',
+    mock: `exec contract-kit mock${option}`,
+    docs: `exec contract-kit docs${option}`,
+    lint: `exec contract-kit lint${option}`,
+    'check:breaking': `exec contract-kit check-breaking${option}`,
+    conform: `exec contract-kit conform${option}`,
   };
 }
 
-const TSCONFIG = `{
-  "compilerOptions": {
-    "target": "ES2022",
-    "lib": ["ES2023"],
-    "module": "NodeNext",
-    "moduleResolution": "NodeNext",
-    "strict": true,
-    "noUncheckedIndexedAccess": true,
-    "skipLibCheck": true,
-    "types": ["node"],
-    "noEmit": true
-  },
-  "include": ["src", "test", "generated"]
-}
-`;
-
-const CONTEXT = `/** What every handler gets besides its input (its second argument, with the caller): add what they need, such as a database. */
-export interface Context {}
-
-/** The context the app gives handlers. */
-export const context: Context = {};
-`;
+/** The files init writes, as they are written but for the placeholders fill() replaces. */
+const TEMPLATES = fileURLToPath(new URL('../../templates/', import.meta.url));
+/** npm leaves every .gitignore out of a package: the template is named without its dot. */
+const PROJECT_NAMES: Record<string, string> = { gitignore: '.gitignore' };
 
 /** What a scheme's verifying function receives, in words. */
 function credentialsOf(scheme: SecurityScheme): string {
@@ -97,124 +106,38 @@ function credentialsOf(scheme: SecurityScheme): string {
   }
 }
 
-function security(schemes: Map<string, SecurityScheme>): string {
-  const entries = [...schemes].map(
-    ([name, scheme]) =>
-      `  /** ${name}: gets ${credentialsOf(scheme)}. Return { caller } for valid credentials, undefined otherwise. */\n` +
-      `  ${JSON.stringify(name)}: () => undefined,\n`,
-  );
-  return (
-    "import type { Verifier } from 'contract-kit';\n\n" +
-    '/** One verifying function per security scheme of the contract. Each refuses every request until you write it. */\n' +
-    `export const security: Record<string, Verifier> = {\n${entries.join('')}};\n`
-  );
-}
-
-const ERRORS = `import { problemDetails, type ProblemFormatter } from 'contract-kit';
-
 /**
- * The body of every refusal and failure (a 400 with its details, a 401, a 404, a 500): RFC 9457
- * problem details as application/problem+json. If your contract declares another error shape,
- * build it here from the problem ({ status, code, message, details, headers }) in the media type
- * given (the one the operation declares for that status); the server says at start when they differ.
+ * A template as the project gets it: `__SPEC__` is the contract's path (escaped for the string
+ * literals it stands in), and the lines naming `__SCHEME__` are written once per security scheme,
+ * with its name and `__CREDENTIALS__` what its verifying function gets.
  */
-export const errors: ProblemFormatter = problemDetails;
-`;
-
-const app = (spec: string) => `import { fileURLToPath } from 'node:url';
-import express from 'express';
-import { contractServer, loadContract } from 'contract-kit';
-import { handlers } from '../generated/handlers.js';
-import { context } from './context.js';
-import { errors } from './errors.js';
-import { security } from './security.js';
-
-/** The contract this app serves. */
-export const CONTRACT = fileURLToPath(new URL('../${spec}', import.meta.url));
-
-/** The Express app serving the contract: every operation routed, checked and answered as it says. */
-export async function createApp() {
-  const kit = contractServer({
-    contract: await loadContract(CONTRACT),
-    label: '${spec}',
-    handlers,
-    security,
-    errors,
-    context: () => context,
-    // A 500 says nothing to the client: its reason (a handler's error, an answer the contract does not allow) is logged here.
-    // A stub's 501 is named once at start, not on every request.
-    onError: (error, problem, req) => {
-      if (problem.status >= 500 && problem.code !== 'not_implemented') console.error(\`\${req.method} \${req.originalUrl} → \${problem.status}:\`, error);
-    },
-  });
-  const app = express();
-  app.disable('x-powered-by');
-  app.use(kit.router);
-  app.use(kit.notFound);
-  app.use(kit.errorHandler);
-  return app;
-}
-`;
-
-const SERVER = `import { createRequire } from 'node:module';
-import { parse } from 'node:url';
-import { closeUnreadBody } from 'contract-kit';
-import { createApp } from './app.js';
-
-// Required, not imported: an ES import of node:http loads undici, Node's HTTP client, which a
-// server does not use (nodejs/node#59686): 100 ms more to start, 13 MiB more memory.
-const { createServer } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
-// The validator calls url.parse() on every request, and Node 24 and 26 take a stack trace on
-// each call until they have warned of it (DEP0169) once: warned here, silenced.
-const silenced = process.noDeprecation;
-process.noDeprecation = true;
-parse('/');
-process.noDeprecation = silenced;
-
-const port = Number(process.env.PORT ?? 3000);
-if (!Number.isInteger(port) || port < 0 || port > 65535) {
-  console.error(\`PORT must be a port number (0 to 65535), not "\${process.env.PORT}"\`);
-  process.exit(2);
-}
-const server = createServer(await createApp());
-// A chunked or oversized body that an answer left unread is not read on.
-server.on('request', (req, res) => closeUnreadBody(req, res));
-server.listen(port, () => console.log(\`Listening on http://localhost:\${port}\`));
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.once(signal, () => {
-    server.close(() => process.exit(0));
-    server.closeIdleConnections();
-  });
-}
-`;
-
-const TEST = `import { once } from 'node:events';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { basePathsOf, listOperations, loadContract } from 'contract-kit';
-import { CONTRACT, createApp } from '../src/app.js';
-
-const server = createServer();
-beforeAll(async () => {
-  server.on('request', await createApp());
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-});
-afterAll(() => new Promise((resolve) => server.close(resolve)));
-
-it('routes every operation of the contract', async () => {
-  const contract = await loadContract(CONTRACT);
-  const [base = ''] = basePathsOf(contract);
-  const origin = \`http://127.0.0.1:\${(server.address() as AddressInfo).port}\`;
-  for (const op of listOperations(contract)) {
-    const response = await fetch(\`\${origin}\${base}\${op.path.replace(/\\{[^}]+\\}/g, '1')}\`, { method: op.method.toUpperCase() });
-    await response.arrayBuffer();
-    // 404 and 405 would say the contract's operation is not routed; anything else is its answer.
-    expect([404, 405], \`\${op.method.toUpperCase()} \${op.path}\`).not.toContain(response.status);
+function fill(template: string, spec: string, schemes: Map<string, SecurityScheme>): string {
+  const lines = template.split('\n');
+  const first = lines.findIndex((line) => line.includes('__SCHEME__'));
+  if (first >= 0) {
+    let end = first;
+    while (lines[end]?.includes('__SCHEME__')) end++;
+    const entries = [...schemes].flatMap(([name, scheme]) =>
+      lines.slice(first, end).map((line) =>
+        line
+          .replace(/^(\s*)__SCHEME__:/, (_, indent: string) => `${indent}${/^[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name)}:`)
+          .replaceAll('__SCHEME__', name)
+          .replaceAll('__CREDENTIALS__', credentialsOf(scheme)),
+      ),
+    );
+    lines.splice(first, end - first, ...entries);
   }
-});
-`;
+  return lines.join('\n').replaceAll('__SPEC__', spec.replace(/[\\'`$]/g, '\\$&'));
+}
+
+/** The templates, each by its path in the package's templates/ and in the project. */
+export function templateFiles(): { template: string; name: string }[] {
+  return readdirSync(TEMPLATES, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(TEMPLATES, join(entry.parentPath, entry.name)).split('\\').join('/'))
+    .sort()
+    .map((template) => ({ template: join(TEMPLATES, template), name: PROJECT_NAMES[template] ?? template }));
+}
 
 /** `contract-kit init`: writes what a project needs to serve its contract. */
 export async function init(args: string[], cwd = process.cwd()): Promise<number> {
@@ -223,54 +146,57 @@ export async function init(args: string[], cwd = process.cwd()): Promise<number>
   const { spec } = parsed.values;
   const manifestPath = join(cwd, 'package.json');
   if (!existsSync(manifestPath)) throw new UsageError('there is no package.json here: run npm init -y first');
-  const schemes = securitySchemesOf(await loadContract(resolve(cwd, spec), spec));
+  // A contract split into files is read whole once its bundler is installed; before, its own file says what schemes it has.
+  const root = parseContract(await readFile(resolve(cwd, spec), 'utf8').catch(() => ''), spec);
+  const split = hasExternalRefs(root);
+  const whole = await loadContract(resolve(cwd, spec), spec).catch((error: unknown) => {
+    if (split && error instanceof ContractError && (error.cause as NodeJS.ErrnoException | undefined)?.code === 'ERR_MODULE_NOT_FOUND')
+      return root;
+    throw error;
+  });
+  const schemes = securitySchemesOf(whole);
   const said = (line: string) => process.stdout.write(`${line}\n`);
 
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Record<string, unknown> & {
-    scripts?: Record<string, string>;
-    dependencies?: Record<string, string>;
-    devDependencies?: Record<string, string>;
+    scripts?: Record<string, string | boolean>;
+    dependencies?: Record<string, string | boolean>;
+    devDependencies?: Record<string, string | boolean>;
+    allowScripts?: Record<string, string | boolean>;
   };
   if (manifest.type !== 'module') said(`package.json: "type": "module" (it was ${JSON.stringify(manifest.type ?? 'unset')})`);
   manifest.type = 'module';
   // npm init's placeholder, which only fails.
   if (manifest.scripts?.test === 'echo "Error: no test specified" && exit 1') delete manifest.scripts.test;
-  const add = (field: 'scripts' | 'dependencies' | 'devDependencies', entries: Record<string, string>) => {
+  const add = (field: 'scripts' | 'dependencies' | 'devDependencies' | 'allowScripts', entries: Record<string, string | boolean>) => {
     const into = (manifest[field] ??= {});
     for (const [name, value] of Object.entries(entries)) {
       if (
         into[name] !== undefined ||
-        (field !== 'scripts' && (manifest.dependencies?.[name] ?? manifest.devDependencies?.[name]) !== undefined)
+        ((field === 'dependencies' || field === 'devDependencies') &&
+          (manifest.dependencies?.[name] ?? manifest.devDependencies?.[name]) !== undefined)
       ) {
-        if (into[name] !== value) said(`package.json: kept ${field}.${name} as it is (${into[name] ?? 'elsewhere'})`);
+        if (into[name] !== value) said(`package.json: kept ${field}.${name} as it is (${String(into[name] ?? 'elsewhere')})`);
         continue;
       }
       into[name] = value;
-      said(`package.json: ${field}.${name} = ${value}`);
+      said(`package.json: ${field}.${name} = ${String(value)}`);
     }
   };
   add('scripts', scriptsFor(spec));
-  add('dependencies', PROJECT_DEPENDENCIES);
+  add('dependencies', split ? { ...PROJECT_DEPENDENCIES, ...BUNDLER } : PROJECT_DEPENDENCIES);
   add('devDependencies', PROJECT_DEV_DEPENDENCIES);
+  add('allowScripts', ALLOW_SCRIPTS);
   writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
 
-  const files: [string, string][] = [
-    ['tsconfig.json', TSCONFIG],
-    ['src/context.ts', CONTEXT],
-    ['src/security.ts', security(schemes)],
-    ['src/errors.ts', ERRORS],
-    ['src/app.ts', app(relative(cwd, resolve(cwd, spec)).split('\\').join('/'))],
-    ['src/server.ts', SERVER],
-    ['test/app.test.ts', TEST],
-  ];
-  for (const [name, text] of files) {
+  const specPath = relative(cwd, resolve(cwd, spec)).split('\\').join('/');
+  for (const { template, name } of templateFiles()) {
     const path = join(cwd, name);
     if (existsSync(path)) {
       said(`kept ${name} as it is`);
       continue;
     }
     mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, text, { flag: 'wx' });
+    writeFileSync(path, fill(readFileSync(template, 'utf8'), specPath, schemes), { flag: 'wx' });
     said(`wrote ${name}`);
   }
   said('\nNext: npm install, then npm run generate (the types, and a stub answering 501 per operation), then npm start.');

@@ -4,11 +4,7 @@
  */
 import { ContractError } from '../contract/document.js';
 import { CommandError, UsageError } from './command-line.js';
-import { checkBreaking, CHECK_BREAKING_HELP } from './check-breaking.js';
-import { conform, CONFORM_HELP } from './conform.js';
-import { docs, DOCS_HELP, lint, LINT_HELP, mock, MOCK_HELP } from './documents.js';
-import { generate, GENERATE_HELP } from './generate.js';
-import { init, INIT_HELP } from './init.js';
+import { requireTools, TOOLS_OF } from './tools.js';
 
 const HELP = `Usage: contract-kit COMMAND [options]
 
@@ -24,14 +20,23 @@ Commands (each takes --spec FILE, default openapi.yaml, and --help):
 Run contract-kit COMMAND --help for a command's options.
 `;
 
-const COMMANDS: Record<string, { run: (args: string[]) => Promise<number>; help: string }> = {
-  init: { run: init, help: INIT_HELP },
-  generate: { run: generate, help: GENERATE_HELP },
-  lint: { run: lint, help: LINT_HELP },
-  docs: { run: docs, help: DOCS_HELP },
-  mock: { run: mock, help: MOCK_HELP },
-  'check-breaking': { run: checkBreaking, help: CHECK_BREAKING_HELP },
-  conform: { run: conform, help: CONFORM_HELP },
+interface Command {
+  run: (args: string[]) => Promise<number>;
+  help: string;
+}
+
+/**
+ * Each command, loaded when it runs: a command's module imports its tools (openapi-typescript,
+ * fast-check...), devDependencies of the project, which init runs before they are installed.
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  init: () => import('./init.js').then((m) => ({ run: m.init, help: m.INIT_HELP })),
+  generate: () => import('./generate.js').then((m) => ({ run: m.generate, help: m.GENERATE_HELP })),
+  lint: () => import('./documents.js').then((m) => ({ run: m.lint, help: m.LINT_HELP })),
+  docs: () => import('./docs.js').then((m) => ({ run: m.docs, help: m.DOCS_HELP })),
+  mock: () => import('./documents.js').then((m) => ({ run: m.mock, help: m.MOCK_HELP })),
+  'check-breaking': () => import('./check-breaking.js').then((m) => ({ run: m.checkBreaking, help: m.CHECK_BREAKING_HELP })),
+  conform: () => import('./conform.js').then((m) => ({ run: m.conform, help: m.CONFORM_HELP })),
 };
 
 async function main(args: string[]): Promise<number> {
@@ -40,16 +45,19 @@ async function main(args: string[]): Promise<number> {
     process.stdout.write(HELP);
     return name === undefined ? 2 : 0;
   }
-  const command = COMMANDS[name];
-  if (!command) {
+  const load = COMMANDS[name];
+  if (!load) {
     process.stderr.write(`contract-kit: there is no command "${name}"\n\n${HELP}`);
     return 2;
   }
+  let command: Command | undefined;
   try {
+    requireTools(TOOLS_OF[name] ?? []);
+    command = await load();
     return await command.run(rest);
   } catch (error) {
     if (error instanceof CommandError) {
-      process.stderr.write(`contract-kit ${name}: ${error.message}\n${error instanceof UsageError ? `\n${command.help}` : ''}`);
+      process.stderr.write(`contract-kit ${name}: ${error.message}\n${error instanceof UsageError && command ? `\n${command.help}` : ''}`);
       return 2;
     }
     if (error instanceof ContractError) {

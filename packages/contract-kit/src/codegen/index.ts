@@ -3,3 +3,5 @@
  * server's entry, so that a server does not load openapi-typescript and TypeScript).
  */
 export { renderTypes } from './render-types.js';
+export type { GenerateConfig, GenerateInput, GenerateOutput, GeneratePlugin } from './plugins.js';
+export type { KitConfig } from '../cli/config.js';

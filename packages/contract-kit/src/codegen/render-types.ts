@@ -1,20 +1,25 @@
 import { pathToFileURL } from 'node:url';
-import openapiTS, { astToString } from 'openapi-typescript';
+import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import type { OpenApiDocument } from '../contract/document.js';
 import { listOperations } from '../contract/operations.js';
+import { hoistDeepSchemaRefs } from '../contract/deep-refs.js';
 
 /**
  * The types of a contract: openapi-typescript's (`paths`, `webhooks`, `components`,
  * `operations`: the webhooks typed for the code that sends them), and `Operations`, each
  * operation's type by the name its handler goes by, which `Handlers<Operations, Context>` checks
- * a handler map against. `header` opens each file (say there what wrote it).
+ * a handler map against. A schema a `$ref` reaches inside another is typed as a component of its
+ * own (see hoistDeepSchemaRefs). `header` opens each file (say there what wrote it).
  */
 export async function renderTypes(
   contractPath: string,
   doc: OpenApiDocument,
   header: string,
 ): Promise<{ openapi: string; operations: string }> {
-  const ast = await openapiTS(pathToFileURL(contractPath), { alphabetize: false, defaultNonNullable: false });
+  // The contract as loaded (its other files bundled in) where a $ref reaches inside a schema, which
+  // openapi-typescript would write as a type that does not compile; else its file.
+  const hoisted = hoistDeepSchemaRefs(doc) as OpenAPI3 | undefined;
+  const ast = await openapiTS(hoisted ?? pathToFileURL(contractPath), { alphabetize: false, defaultNonNullable: false });
   const operations = listOperations(doc, contractPath);
   const lines = operations.map((op) => {
     const title = op.summary ? `${op.summary}: ` : '';

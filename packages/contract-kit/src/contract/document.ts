@@ -38,6 +38,16 @@ export class ContractError extends Error {
 
 /** `~1` and `~0` of a JSON pointer token, undone (RFC 6901). */
 export const unescapePointer = (token: string) => token.replace(/~1/g, '/').replace(/~0/g, '~');
+
+/** A token of a pointer in a `$ref`, a URI fragment: percent-decoded (`%7BtenantID%7D`), then unescaped. */
+function refToken(token: string): string {
+  if (!token.includes('%')) return unescapePointer(token);
+  try {
+    return unescapePointer(decodeURIComponent(token));
+  } catch {
+    return unescapePointer(token);
+  }
+}
 /** A name escaped as a JSON pointer token (RFC 6901). */
 export const escapePointer = (token: string) => token.replace(/~/g, '~0').replace(/\//g, '~1');
 
@@ -57,7 +67,7 @@ export function resolveRef<T = unknown>(doc: OpenApiDocument, value: unknown, wh
     current = ref
       .slice(2)
       .split('/')
-      .map(unescapePointer)
+      .map(refToken)
       .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], doc);
     if (current === undefined) throw new ContractError(where, `the $ref ${ref} points at nothing`);
   }

@@ -1,10 +1,16 @@
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-import { parse } from 'yaml';
 import { ContractError, type OpenApiDocument } from './document.js';
 
+/**
+ * Redocly's bundler, which reads a contract split into files: a dependency of a project whose
+ * contract is split (init adds it), not of the kit, so that serving one file installs no Redocly.
+ */
+export const BUNDLER = { '@redocly/openapi-core': '1.34.24' } as const;
+
 /** Whether any `$ref` in `node` points outside the document (another file, a URL). */
-function hasExternalRefs(node: unknown): boolean {
+export function hasExternalRefs(node: unknown): boolean {
   if (Array.isArray(node)) return node.some(hasExternalRefs);
   if (!node || typeof node !== 'object') return false;
   for (const [key, value] of Object.entries(node)) {
@@ -33,6 +39,12 @@ function asContract(value: unknown, label: string): OpenApiDocument {
   if (doc.paths !== undefined && (typeof doc.paths !== 'object' || doc.paths === null))
     throw new ContractError(`${label}#/paths`, 'is not a mapping');
   return doc as OpenApiDocument;
+}
+
+/** YAML's parser, loaded for the first contract that is not JSON: loading it costs 30 to 40 ms of a start. */
+function parse(text: string, options: { maxAliasCount: number }): unknown {
+  const yaml = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  return yaml.parse(text, options) as unknown;
 }
 
 /** A text that looks like JSON: parsed as JSON, or as YAML when it is not (YAML's flow style looks the same). */
@@ -76,7 +88,13 @@ export async function loadContract(path: string, label = path): Promise<OpenApiD
   }
   const doc = parseContract(text, label);
   if (!hasExternalRefs(doc)) return doc;
-  const { bundle, createConfig } = await import('@redocly/openapi-core');
+  const { bundle, createConfig } = await import('@redocly/openapi-core').catch((cause: NodeJS.ErrnoException) => {
+    if (cause.code !== 'ERR_MODULE_NOT_FOUND') throw cause;
+    const [name, version] = Object.entries(BUNDLER)[0]!;
+    throw new ContractError(label, `refers to other files; reading it takes ${name}, not installed here: npm install ${name}@${version}`, {
+      cause,
+    });
+  });
   const bundled = await bundle({ ref: file, config: await createConfig({}), dereference: false });
   const unresolved = bundled.problems.find((p) => p.severity === 'error');
   if (unresolved) {

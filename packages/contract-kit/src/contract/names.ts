@@ -42,21 +42,29 @@ export interface NamedRoute {
  * JavaScript identifier (and not a reserved word); otherwise made from it (`get-stations` →
  * `getStations`, `find book by id` → `findBookById`), or, without one, from its method and path
  * (`GET /stations/{id}` → `getStationsById`). A reserved word gets `Operation` after it; a name
- * already taken gets `2`, `3`... in document order. The same contract always gives the same names.
+ * already taken, whatever its case, gets `2`, `3`... in document order. The same contract always
+ * gives the same names.
  */
 export function operationNames(routes: readonly NamedRoute[]): string[] {
+  // Names are compared without case: each is a file name too, and two that differ only in case
+  // are one file on macOS and Windows (and TypeScript refuses them anywhere).
   const taken = new Set<string>();
+  const asWritten = (operationId: string | undefined): operationId is string =>
+    operationId !== undefined && IDENTIFIER.test(operationId) && !RESERVED.has(operationId);
   // Names as written come first, so that an operation whose operationId is a fine identifier never yields it to another.
-  for (const route of routes)
-    if (route.operationId && IDENTIFIER.test(route.operationId) && !RESERVED.has(route.operationId)) taken.add(route.operationId);
-  return routes.map((route) => {
+  const kept = routes.map((route) => {
+    if (!asWritten(route.operationId) || taken.has(route.operationId.toLowerCase())) return false;
+    taken.add(route.operationId.toLowerCase());
+    return true;
+  });
+  return routes.map((route, i) => {
     const { operationId } = route;
-    if (operationId && IDENTIFIER.test(operationId) && !RESERVED.has(operationId)) return operationId;
+    if (kept[i]) return operationId!;
     let base = operationId && camelCase(operationId) ? camelCase(operationId) : nameFromRoute(route.method, route.path);
     if (RESERVED.has(base)) base = `${base}Operation`;
     let name = base;
-    for (let n = 2; taken.has(name); n++) name = `${base}${n}`;
-    taken.add(name);
+    for (let n = 2; taken.has(name.toLowerCase()); n++) name = `${base}${n}`;
+    taken.add(name.toLowerCase());
     return name;
   });
 }

@@ -1,5 +1,6 @@
 import { ContractError, escapePointer, resolveRef, type OpenApiDocument, type SecurityRequirement } from './document.js';
 import { operationNames } from './names.js';
+import { splitPathKey, type Dispatch } from './path-keys.js';
 
 /** HTTP methods an OpenAPI path item may hold, in the order OpenAPI lists them. */
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -32,8 +33,18 @@ export interface Operation {
   /** The operationId as the contract writes it, if it has one. */
   operationId: string | undefined;
   method: HttpMethod;
-  /** The path as the contract writes it, relative to the server URL (`/books/{bookId}`). */
+  /** The path key as the contract writes it, relative to the server URL (`/books/{bookId}`, `/#Action=List`). */
   path: string;
+  /** The path a request takes: the path key before a `#` or `?` (see splitPathKey). */
+  urlPath: string;
+  /** The query parameters and headers the path key names after a `#` or `?`, which tell apart operations of one URL. */
+  dispatch: Dispatch[];
+  /**
+   * Why the kit cannot serve it, for a defect of the contract at this operation alone (a path
+   * parameter its path does not name, an operationId used before): it answers 501 saying so,
+   * and is named at start; null for one it serves.
+   */
+  defect: string | null;
   /** Where it sits in the contract, as a JSON pointer (`#/paths/~1books/get`). */
   pointer: string;
   summary: string;
@@ -105,12 +116,50 @@ function parametersOf(doc: OpenApiDocument, pathLevel: unknown[], opLevel: unkno
   return [...byKey.values()];
 }
 
+/** A header name as HTTP writes one (RFC 9110's token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * Why no request can meet an operation's security: each alternative names a scheme the contract
+ * lacks, or an API key in a header no client can send (`API Key`).
+ */
+function unusableSecurity(doc: OpenApiDocument, security: SecurityRequirement[]): string | null {
+  if (security.length === 0) return null;
+  const schemes = (doc.components?.securitySchemes ?? {}) as Record<string, { type?: unknown; in?: unknown; name?: unknown } | undefined>;
+  const why = (name: string) => {
+    const scheme = schemes[name];
+    if (!scheme) return `its security names the scheme ${name}, which components.securitySchemes lacks`;
+    if (scheme.type === 'apiKey' && scheme.in === 'header' && typeof scheme.name === 'string' && !HEADER_NAME.test(scheme.name))
+      return `its security scheme ${name} asks for the header ${JSON.stringify(scheme.name)}, which is no header name a request can carry`;
+    return null;
+  };
+  const broken = security.map(
+    (requirement) =>
+      Object.keys(requirement)
+        .map(why)
+        .find((reason) => reason !== null) ?? null,
+  );
+  return broken.every((reason) => reason !== null) ? broken[0]! : null;
+}
+
+/** A parameter a path key names after its `#` or `?` (see splitPathKey), where the operation declares none of that name. */
+const dispatchParameter = (d: Dispatch): Parameter => ({
+  name: d.name,
+  in: d.in,
+  required: true,
+  type: 'string',
+  explode: false,
+  schema: d.value === null ? { type: 'string' } : { type: 'string', enum: [d.value] },
+  examples: d.value === null ? [] : [d.value],
+});
+
 /**
  * Every operation of the contract's `paths`, in document order (webhooks and callbacks are sent,
  * not served: they are not listed). Each gets its name (see operationNames) and its effective
  * security: its own `security`, else the contract's.
- * @throws ContractError for what the kit cannot route: an operationId used twice, a path item
- * `$ref` or parameter it cannot resolve, a path parameter the path does not name
+ * An operation the kit cannot serve for a defect of its own has it in `defect`.
+ * @throws ContractError for what makes the contract unreadable: a path item `$ref` or a
+ * parameter it cannot resolve
  */
 export function listOperations(doc: OpenApiDocument, label = 'the contract'): Operation[] {
   const found: Omit<Operation, 'name'>[] = [];
@@ -127,23 +176,32 @@ export function listOperations(doc: OpenApiDocument, label = 'the contract'): Op
       if (!op || typeof op !== 'object') continue;
       const pointer = `${itemPointer}/${method}`;
       const where = `${label}${pointer}`;
-      const operationId = typeof op.operationId === 'string' && op.operationId !== '' ? op.operationId : undefined;
+      let operationId = typeof op.operationId === 'string' && op.operationId !== '' ? op.operationId : undefined;
+      let defect: string | null = null;
       if (operationId !== undefined) {
         const other = ids.get(operationId);
-        if (other) throw new ContractError(where, `operationId ${operationId} is also used at ${other}`);
-        ids.set(operationId, pointer);
+        if (other) {
+          defect = `its operationId ${operationId} is also that of ${other}`;
+          operationId = undefined;
+        } else ids.set(operationId, pointer);
       }
-      const parameters = parametersOf(doc, (item.parameters as unknown[]) ?? [], (op.parameters as unknown[]) ?? [], where);
-      for (const p of parameters) {
-        if (p.in === 'path' && !path.includes(`{${p.name}}`))
-          throw new ContractError(where, `path parameter ${p.name} is not in the path ${path}`);
-      }
+      const declared = parametersOf(doc, (item.parameters as unknown[]) ?? [], (op.parameters as unknown[]) ?? [], where);
+      const { urlPath, dispatch } = splitPathKey(path, declared);
+      const parameters = [
+        ...declared,
+        ...dispatch.filter((d) => !declared.some((p) => p.in === d.in && p.name === d.name)).map(dispatchParameter),
+      ];
+      const stray = parameters.find((p) => p.in === 'path' && !urlPath.includes(`{${p.name}}`));
+      if (stray) defect ??= `its path parameter ${stray.name} is not in its path ${path}`;
       const body = op.requestBody === undefined ? null : resolveRef<Record<string, unknown>>(doc, op.requestBody, `${where}/requestBody`);
       const responses = resolvedMap<Record<string, unknown>>(doc, op.responses, `${where}/responses`);
       found.push({
         operationId,
         method,
         path,
+        urlPath,
+        dispatch,
+        defect,
         pointer,
         summary: typeof op.summary === 'string' ? op.summary : '',
         deprecated: op.deprecated === true || dateOf(info, 'x-sunset') !== null || dateOf(info, 'x-deprecated-at') !== null,
@@ -167,5 +225,24 @@ export function listOperations(doc: OpenApiDocument, label = 'the contract'): Op
     }
   }
   const names = operationNames(found);
-  return found.map((op, i) => ({ ...op, name: names[i]! }));
+  const operations = found.map((op, i) => ({ ...op, name: names[i]! }));
+  const declared = new Set(Object.keys(doc.components?.securitySchemes ?? {}));
+  for (const op of operations) {
+    op.defect ??= unusableSecurity(doc, op.security);
+    // An alternative that names a scheme the contract lacks can never hold: the others are tried.
+    if (op.defect === null) op.security = op.security.filter((requirement) => Object.keys(requirement).every((name) => declared.has(name)));
+  }
+  // Operations a request cannot tell apart: one method, one URL (parameters named alike or not), nothing after `#` or `?` to choose by.
+  const byRoute = new Map<string, Operation[]>();
+  for (const op of operations) {
+    const route = JSON.stringify([op.method, op.urlPath.replace(/\{[^{}]*\}/g, '{}'), op.dispatch]);
+    byRoute.set(route, [...(byRoute.get(route) ?? []), op]);
+  }
+  for (const group of byRoute.values()) {
+    if (group.length < 2) continue;
+    const listed = group.map((op) => op.name).join(', ');
+    for (const op of group)
+      op.defect ??= `the contract gives ${op.method.toUpperCase()} ${op.urlPath} to ${listed}, and nothing tells them apart`;
+  }
+  return operations;
 }

@@ -3,7 +3,7 @@ import busboy from 'busboy';
 import { XMLValidator } from 'fast-xml-parser';
 import { HttpProblem, invalidRequest, type KitProblemCode } from './problems.js';
 import { BodyReadError, readBody } from './read-body.js';
-import { parseStrictJson } from './strict-json.js';
+import { parseStrictJson, type JsonLimits } from './strict-json.js';
 import type { BodyKind } from './media-types.js';
 
 /** A file of a multipart/form-data body, as a handler gets it. */
@@ -13,16 +13,16 @@ export interface UploadedFile {
   data: Buffer;
 }
 
-/** A body read and parsed: what the validator checks (`value`) and the files of a multipart body. */
+/** A body read and parsed: what the validator checks (`value`), the files of a multipart body, and its bytes once inflated. */
 export interface ParsedBody {
   value: unknown;
   files: Record<string, UploadedFile | UploadedFile[]>;
+  bytes: number;
 }
 
-/** How large a body may be, and how many properties one of its JSON objects may have. */
-export interface BodyLimits {
+/** How large a body may be, and what one JSON body may hold (see JsonLimits). */
+export interface BodyLimits extends JsonLimits {
   limitBytes: number;
-  maxProperties: number;
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -50,7 +50,7 @@ function formFields(body: string): Record<string, string | string[]> {
 }
 
 /** The fields and files of a multipart/form-data body already read whole. */
-function multipart(headers: IncomingHttpHeaders, bytes: Buffer, limits: BodyLimits): Promise<ParsedBody> {
+function multipart(headers: IncomingHttpHeaders, bytes: Buffer, limits: BodyLimits): Promise<Omit<ParsedBody, 'bytes'>> {
   return new Promise((resolve, reject) => {
     const fields: Record<string, string | string[]> = {};
     const files: Record<string, UploadedFile | UploadedFile[]> = {};
@@ -110,7 +110,16 @@ function refusalOf(error: unknown, limitBytes: number): unknown {
     case 'undecodable':
       return invalidRequest([{ field: 'body', message: `could not be read as ${failure.coding}` }], 'The request body could not be read.');
     case 'aborted':
-      return error;
+      // The client's doing (gone, or cut off by the server's request timeout), not the server's:
+      // a 400 that no one receives, rather than a 500 an application would log as its failure.
+      return new HttpProblem<KitProblemCode>(
+        400,
+        'invalid_request',
+        'The request body was not received in full: the connection closed before its end.',
+        [],
+        {},
+        { cause: error },
+      );
   }
 }
 
@@ -127,16 +136,21 @@ export async function readParsedBody(req: Parameters<typeof readBody>[0], kind: 
   } catch (error) {
     throw refusalOf(error, limits.limitBytes);
   }
+  return { ...(await parse(req.headers, kind, limits, bytes)), bytes: bytes.length };
+}
+
+/** A body read whole, parsed as `kind` says (see readParsedBody). */
+async function parse(headers: IncomingHttpHeaders, kind: BodyKind, limits: BodyLimits, bytes: Buffer): Promise<Omit<ParsedBody, 'bytes'>> {
   switch (kind) {
     case 'json': {
-      const parsed = parseStrictJson(bytes, limits.maxProperties);
+      const parsed = parseStrictJson(bytes, limits);
       if ('refusal' in parsed) throw invalidRequest(parsed.refusal.details, parsed.refusal.message);
       return { value: parsed.value, files: {} };
     }
     case 'form':
       return { value: formFields(text(bytes)), files: {} };
     case 'multipart':
-      return multipart(req.headers, bytes, limits);
+      return multipart(headers, bytes, limits);
     case 'xml': {
       const xml = text(bytes);
       const verdict = XMLValidator.validate(xml);

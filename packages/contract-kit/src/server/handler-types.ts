@@ -58,9 +58,16 @@ export type InputOf<Op> = {
   cookies: Parameters<Op, 'cookie'>;
 } & RequestBodyOf<Op>;
 
+/**
+ * A declared header's value as a handler writes it: a scalar or a list of them as its schema
+ * types it; the text itself for a header declared with `content` (openapi-typescript types it as
+ * its media types) or with an object schema, which the handler serializes.
+ */
+type HeaderOut<T> = T extends string | number | boolean | readonly (string | number | boolean)[] ? T : string;
+
 /** The headers a response declares, without the index signature openapi-typescript adds. */
 type DeclaredHeaders<R> = R extends { headers: infer H }
-  ? { [N in keyof H as string extends N ? never : N]?: H[N] }
+  ? { [N in keyof H as string extends N ? never : N]?: HeaderOut<Exclude<H[N], undefined>> }
   : Record<string, never>;
 
 /** `200` → 200; `4XX` and `default` → any status of the range. */

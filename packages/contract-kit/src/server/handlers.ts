@@ -111,7 +111,9 @@ export function send(res: Response, op: Operation, result: HandlerResult): void 
   res.status(status);
   if (result.body === undefined) return void res.end();
   const declared = declaredContent(op, status);
-  const contentType = result.contentType ?? declared[0] ?? 'application/json';
+  const named = result.contentType ?? declared[0] ?? 'application/json';
+  // A range the contract declares (`*/*`, `application/*`) is no media type to send: JSON's is.
+  const contentType = named.includes('*') ? 'application/json' : named;
   const essence = essenceOf(contentType) ?? contentType;
   if (kindOf(essence) === 'json') {
     // Without a Content-Type, res.json sends `application/json; charset=utf-8`, and a status

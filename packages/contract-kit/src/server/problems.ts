@@ -25,6 +25,13 @@ export type KitProblemCode =
   | 'not_implemented';
 
 /**
+ * The header on the kit's own 404 and 405, those of a request no operation of the contract
+ * matched: `not_found` (no path) or `method_not_allowed` (no such method on the path). A 404 a
+ * handler answers (an unknown id) never has it, so that a client or a test can tell them apart.
+ */
+export const UNMATCHED_HEADER = 'Contract-Unmatched';
+
+/**
  * An error answered with a status and the contract's error body (see ProblemFormatter): what
  * the kit refuses, and what an application's steps and handlers throw to refuse a request.
  */

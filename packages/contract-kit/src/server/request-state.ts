@@ -11,6 +11,8 @@ export class RequestState {
   authentication: Authentication | undefined = undefined;
   /** The files of a multipart/form-data body. */
   files: Record<string, UploadedFile | UploadedFile[]> = {};
+  /** How many bytes the body step read, once inflated (0 for no body). */
+  bodyBytes = 0;
 
   constructor(
     readonly operation: Operation,

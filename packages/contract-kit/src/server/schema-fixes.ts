@@ -1,53 +1,12 @@
 import type { FormatName } from 'ajv-formats';
 import { resolveRef, type OpenApiDocument } from '../contract/document.js';
+import { unicodePattern } from './unicode-pattern.js';
 
 /**
  * What the kit changes in a contract's schemas before the validator (Ajv, through
  * express-openapi-validator) compiles them: forms real contracts use that Ajv refuses to compile,
  * written as what they mean, so that an operation is not a 500 for a quirk of its contract.
  */
-
-/** Characters a `\` may stand before in a pattern with ECMA-262's `u` flag (SyntaxCharacter and `/`). */
-const SYNTAX = new Set('^$\\.*+?()[]{}|/');
-
-/**
- * A pattern as Ajv compiles it (with the `u` flag): `^[a-z\-\:]+$` loses the backslash before
- * characters that need none, which the `u` flag refuses (`\:`, `\@`, `\-` outside a class). A
- * pattern that compiles with it, or not even without it, is returned as it is.
- */
-function unicodePattern(pattern: string): string {
-  try {
-    new RegExp(pattern, 'u');
-    return pattern;
-  } catch {
-    // Fixed below, if it is only identity escapes.
-  }
-  try {
-    new RegExp(pattern);
-  } catch {
-    return pattern;
-  }
-  let fixed = '';
-  let inClass = false;
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]!;
-    if (c === '\\') {
-      const next = pattern[i + 1] ?? '';
-      fixed += SYNTAX.has(next) || /[A-Za-z0-9]/.test(next) || (inClass && next === '-') ? `\\${next}` : next;
-      i++;
-      continue;
-    }
-    if (c === '[' && !inClass) inClass = true;
-    else if (c === ']' && inClass) inClass = false;
-    fixed += c;
-  }
-  try {
-    new RegExp(fixed, 'u');
-    return fixed;
-  } catch {
-    return pattern;
-  }
-}
 
 /** One schema object made compilable, in place. */
 export function fixSchema(schema: Record<string, unknown>, openapi31: boolean): void {
@@ -72,7 +31,11 @@ export function fixSchema(schema: Record<string, unknown>, openapi31: boolean): 
       } else delete schema[exclusive];
     }
   }
-  if (typeof schema.pattern === 'string') schema.pattern = unicodePattern(schema.pattern);
+  if (typeof schema.pattern === 'string') {
+    const pattern = unicodePattern(schema.pattern);
+    if (pattern === null) delete schema.pattern;
+    else schema.pattern = pattern;
+  }
 }
 
 /** Keywords whose values are data, not schemas. */
@@ -103,6 +66,55 @@ export function visit(node: unknown, fix: (object: Record<string, unknown>) => v
     if (namesOnly || (!DATA_KEYS.has(key) && !key.startsWith('x-'))) visit(value, fix, !namesOnly && NAME_MAPS.has(key));
   }
   if (!namesOnly) fix(object);
+}
+
+/**
+ * A (copied) document without what the validator need not read and may misread: the objects
+ * under `example`, `examples` and `x-` keys, where an `id` (`{ "id": "medium" }`) is, to OpenAPI
+ * 3.0's validator (Ajv for JSON Schema draft 04, which walks every key), a schema's identifier,
+ * and the same one twice stops the operation's validator compiling. In place.
+ */
+export function withoutAnnotations<T>(node: T, names = false): T {
+  if (Array.isArray(node)) for (const item of node) withoutAnnotations(item);
+  else if (typeof node === 'object' && node !== null) {
+    const object = node as Record<string, unknown>;
+    for (const [key, value] of Object.entries(object)) {
+      if (typeof value !== 'object' || value === null) continue;
+      // A key of a map of names (a property `x-id`, a header `X-Total`) is a name, kept.
+      if (!names && (key === 'example' || key === 'examples' || key.startsWith('x-'))) delete object[key];
+      else withoutAnnotations(value, !names && (NAME_MAPS.has(key) || OTHER_NAME_MAPS.has(key)));
+    }
+  }
+  return node;
+}
+
+/** The components' maps of names besides NAME_MAPS. */
+const OTHER_NAME_MAPS = new Set(['requestBodies', 'securitySchemes', 'callbacks', 'links', 'pathItems']);
+
+/**
+ * Each property of a (copied) document that is a `$ref` to a `readOnly` or `writeOnly` schema
+ * (`id: { $ref: Id }`, Id read-only) made `{ allOf: [{ $ref }], readOnly: true }`, in place: the
+ * validator reads the flag on the property itself (a `$ref` has no siblings in OpenAPI 3.0), to
+ * require a read-only property in answers only, and a write-only one in requests only.
+ */
+export function flagsBesideRefs(doc: OpenApiDocument): OpenApiDocument {
+  visit(doc, (schema) => {
+    const properties = schema.properties as Record<string, unknown> | undefined;
+    if (properties === null || typeof properties !== 'object') return;
+    for (const [name, property] of Object.entries(properties)) {
+      if (property === null || typeof property !== 'object' || !('$ref' in property)) continue;
+      let target: Record<string, unknown> | undefined;
+      try {
+        target = resolveRef<Record<string, unknown> | undefined>(doc, property);
+      } catch {
+        continue;
+      }
+      for (const flag of ['readOnly', 'writeOnly'] as const) {
+        if (target?.[flag] === true) properties[name] = { allOf: [property], [flag]: true };
+      }
+    }
+  });
+  return doc;
 }
 
 /** Every schema of a (copied) document made compilable, in place (see fixSchema). */
@@ -152,6 +164,19 @@ export function unknownFormats(doc: OpenApiDocument): string[] {
   return [...found].sort();
 }
 
+/** The patterns of a contract's schemas the validator compiles otherwise than written: read without the `u` flag, or left out when no flag makes them a regular expression. */
+export function rewrittenPatterns(doc: OpenApiDocument): { rewritten: string[]; dropped: string[] } {
+  const rewritten = new Set<string>();
+  const dropped = new Set<string>();
+  visit(doc, (object) => {
+    if (typeof object.pattern !== 'string') return;
+    const pattern = unicodePattern(object.pattern);
+    if (pattern === null) dropped.add(object.pattern);
+    else if (pattern !== object.pattern) rewritten.add(object.pattern);
+  });
+  return { rewritten: [...rewritten].sort(), dropped: [...dropped].sort() };
+}
+
 /** A copy of a schema with its `$ref`s followed (a circular one left as it is), and `readOnly`/`writeOnly` left out. */
 function inlined(doc: OpenApiDocument, schema: unknown, seen: readonly string[] = []): unknown {
   if (Array.isArray(schema)) return schema.map((item) => inlined(doc, item, seen));
@@ -175,7 +200,8 @@ function inlined(doc: OpenApiDocument, schema: unknown, seen: readonly string[] 
  * parameter's value taken as decoded (`allowReserved`: a space sent as `+` is a space); its
  * schema inlined without `readOnly`/`writeOnly`, which describe bodies, not parameters; and
  * every object branch of its `anyOf`/`oneOf`/`allOf` given `properties`, which the validator
- * reads for a query parameter.
+ * reads for a query parameter; an `enum` of numbers or booleans without a `type` (nothing says
+ * to convert the text) also taking each value's text (`true` for true).
  */
 export function validatorParameter(doc: OpenApiDocument, parameter: Record<string, unknown>): Record<string, unknown> {
   const style = parameter.style ?? (parameter.in === 'query' || parameter.in === 'cookie' ? 'form' : 'simple');
@@ -188,6 +214,8 @@ export function validatorParameter(doc: OpenApiDocument, parameter: Record<strin
         if (branch.type === 'object' && branch.properties === undefined) branch.properties = {};
       }
     }
+    if (schema.type === undefined && Array.isArray(schema.enum) && schema.enum.some((v) => typeof v === 'number' || typeof v === 'boolean'))
+      schema.enum = [...new Set([...(schema.enum as unknown[]), ...(schema.enum as unknown[]).map(String)])];
     fixed.schema = schema;
   }
   return fixed;

@@ -245,15 +245,3 @@ function refusal(plan: SecurityPlan, thrown: unknown, lackingScope: string | und
   }
   return new HttpProblem<KitProblemCode>(401, 'unauthorized', `Valid credentials are required (${reasons.join('; ')}).`, [], headers);
 }
-
-/**
- * Checks, at start, that every scheme the operations' requirements name is in the contract.
- * @throws ContractError naming the operation and the scheme
- */
-export function checkRequirements(requirements: SecurityRequirement[], schemes: Map<string, SecurityScheme>, where: string): void {
-  for (const requirement of requirements) {
-    for (const name of Object.keys(requirement)) {
-      if (!schemes.has(name)) throw new ContractError(where, `security names the scheme ${name}, which components.securitySchemes lacks`);
-    }
-  }
-}

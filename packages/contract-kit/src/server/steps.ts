@@ -4,16 +4,18 @@ import type { Operation } from '../contract/operations.js';
 import { readParsedBody, type BodyLimits } from './bodies.js';
 import { deprecationHeaders } from './deprecation.js';
 import { inputOf, notImplemented, send, type AnyHandler, type HandlerResult } from './handlers.js';
-import { charsetOf, essenceOf, kindOf, matchMediaType, type BodyKind } from './media-types.js';
+import { charsetOf, essenceOf, kindOf, matchMediaType } from './media-types.js';
 import { HttpProblem, invalidRequest, type KitProblemCode } from './problems.js';
 import { stateOf, type RequestState } from './request-state.js';
 import { authenticate, type SecurityPlan } from './security.js';
 import { parameterProblems } from './strict-parameters.js';
-import { operationValidator, pathParameterNames, validatorDocument, validatorUrl } from './validation.js';
+import { coercesBody, isValidatorError } from './validation.js';
+import { pathParameterNames, validatorUrl } from './validator-document.js';
+import type { OperationValidators } from './validators.js';
 
 /**
- * The steps the kit runs for an operation, each an Express middleware. An application puts them
- * in the order it wants, with its own steps between them (see ContractServerOptions.pipeline).
+ * The steps the kit runs for an operation, each an Express middleware, in this order. An
+ * application's own run between them by phase (see ContractServerOptions.steps and PHASES).
  */
 export interface Steps {
   /** Deprecation, Sunset and Link on every answer of a deprecated operation (first, so that a 401 carries them). */
@@ -38,9 +40,10 @@ export interface Steps {
 export interface StepOptions {
   doc: OpenApiDocument;
   limits: BodyLimits;
-  validateResponses: boolean;
-  /** Formats the contract names that the validator does not know: any value passes them. */
-  formats: Record<string, () => boolean>;
+  /** The validators of the contract's operations. */
+  validators: OperationValidators;
+  /** The largest body whose refusal names every wrong value; a larger one is checked up to its first (see ContractServerOptions). */
+  allErrorsUpToBytes: number;
   now: () => number;
   context: ((req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1]) => object) | undefined;
   beforeSend:
@@ -126,31 +129,36 @@ function bodyStep(doc: OpenApiDocument, op: Operation, limits: BodyLimits): Requ
       req.body = withArrays(parsed.value, arrays);
     } else req.body = parsed.value;
     state(req).files = parsed.files;
+    state(req).bodyBytes = parsed.bytes;
     next();
   };
 }
 
 /**
- * express-openapi-validator for the operation, made on its first request (one per body kind it
- * sees), shown the request's URL as validatorUrl while it runs.
+ * express-openapi-validator for the operation (see OperationValidators), shown the request's URL
+ * as validatorUrl and its Content-Type without parameters while it runs: the validator compiles
+ * its checks per Content-Type, and the warm-up compiled them for each media type as declared. A
+ * body over `allErrorsUpToBytes` goes to a validator that stops at its first wrong value.
  */
-function validateStep(doc: OpenApiDocument, op: Operation, options: Pick<StepOptions, 'validateResponses' | 'formats'>): RequestHandler {
+function validateStep(op: Operation, validators: OperationValidators, allErrorsUpToBytes: number): RequestHandler {
   const names = pathParameterNames(op);
-  const byKind = new Map<BodyKind | 'none', RequestHandler>();
-  let document: OpenApiDocument | undefined;
+  const chains = new Map<RequestHandler[], RequestHandler>();
   return (req, res, next) => {
-    const essence = req.body === undefined ? undefined : essenceOf(req.headers['content-type']);
-    const kind = essence ? kindOf(essence) : 'none';
-    let validator = byKind.get(kind);
-    if (!validator) {
-      document ??= validatorDocument(doc, op);
-      validator = chain(operationValidator(document, kind, options));
-      byKind.set(kind, validator);
-    }
+    const contentType = req.headers['content-type'];
+    const essence = req.body === undefined ? undefined : essenceOf(contentType);
+    validators.asked(op);
+    const allErrors = state(req).bodyBytes <= allErrorsUpToBytes;
+    const handlers = validators.handlers(op, coercesBody(essence ? kindOf(essence) : 'none'), allErrors);
+    let validator = chains.get(handlers);
+    if (!validator) chains.set(handlers, (validator = chain(handlers)));
     const url = req.url;
     req.url = validatorUrl(names, state(req).params, url);
+    if (essence) req.headers['content-type'] = essence;
     validator(req, res, (error?: unknown) => {
       req.url = url;
+      if (essence) req.headers['content-type'] = contentType;
+      // A schema it could not compile: the operation gets a validator of its own for its next request.
+      if (error !== undefined && !isValidatorError(error)) validators.isolate(op);
       next(error);
     });
   };
@@ -190,7 +198,7 @@ export function stepsOf(op: Operation, plan: SecurityPlan, handler: AnyHandler |
       next();
     },
     body: bodyStep(options.doc, op, options.limits),
-    validate: validateStep(options.doc, op, options),
+    validate: validateStep(op, options.validators, options.allErrorsUpToBytes),
     handler: async (req, res) => {
       if (!handler) throw notImplemented(op);
       const { authentication } = state(req);

@@ -1,18 +1,9 @@
 import type { OpenApiDocument } from '../contract/document.js';
 import { HTTP_METHODS, listOperations, type Operation } from '../contract/operations.js';
-import type { ContractChecker, ObservedResponse } from './checker.js';
-import { RequestPlanner, withCredentials, type CredentialSource, type PlannedRequest } from './requests.js';
+import { ConformanceViolation, expectAnswer, send, type ConformanceTarget } from './answers.js';
+import type { ContractChecker } from './checker.js';
+import { RequestPlanner, setByClient, withCredentials, type PlannedRequest } from './requests.js';
 import { ContractSchemas } from './schemas.js';
-
-/** A server that claims to serve the contract. */
-export interface ConformanceTarget {
-  /** Its URL with the contract's base path (`http://127.0.0.1:3000/v1`). */
-  baseUrl: string;
-  /** A valid credential for each security scheme of the contract the cases may use. */
-  credential: CredentialSource;
-  /** Violations a validating proxy in front of the server reported in a response; each fails the case. */
-  reportedViolations?(headers: Headers): string[];
-}
 
 /** What a case is about: a valid request, one without credentials, one with an input broken, routing, or generated requests. */
 export type CaseKind = 'valid' | 'credentials' | 'invalid' | 'media-type' | 'routing' | 'property';
@@ -32,104 +23,25 @@ export interface ConformanceCase {
   run(target: ConformanceTarget, checker: ContractChecker): Promise<string | undefined>;
 }
 
-/** Thrown when an answer breaks the contract; lists every violation with the request. */
-export class ConformanceViolation extends Error {
-  /** `observed` is left out for a message that is already the whole story (a property's counterexample). */
-  constructor(request: string, observed: ObservedResponse | undefined, violations: string[]) {
-    super(
-      observed
-        ? `${request} → ${observed.status} breaks the contract:\n  - ${violations.join('\n  - ')}`
-        : `${request}\n  - ${violations.join('\n  - ')}`,
-    );
-    this.name = 'ConformanceViolation';
-  }
-}
-
-/** Statuses that say a request was refused: a valid request must get none of them. */
-const REFUSED = new Set([400, 401, 403, 405, 406, 411, 413, 415, 422]);
-
-/** How long an answer may take. */
-const ANSWER_TIMEOUT_MS = 10_000;
-
-export async function send(target: ConformanceTarget, request: PlannedRequest): Promise<ObservedResponse> {
-  const query = new URLSearchParams(request.query).toString();
-  const response = await fetch(`${target.baseUrl}${request.path}${query ? `?${query}` : ''}`, {
-    method: request.method,
-    // JSON first where an answer has several media types (a mock picks by Accept).
-    headers: { Accept: 'application/json, */*;q=0.8', ...request.headers },
-    body: request.body ?? null,
-    redirect: 'manual',
-    // A server that never answers is a failure to report, not a wait without end.
-    signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS),
-  });
-  return {
-    status: response.status,
-    headers: response.headers,
-    text: await response.text(),
-    reported: target.reportedViolations?.(response.headers),
-  };
-}
-
-export const described = (request: PlannedRequest) =>
-  `${request.method} ${request.path}${request.query.length > 0 ? `?${new URLSearchParams(request.query).toString()}` : ''}`;
-
-/** Whether the operation declares `status` itself, by its class (`4XX`) or by `default`. */
-function declares(op: Operation, status: number): boolean {
-  const responses = (op.raw.responses ?? {}) as Record<string, unknown>;
-  return [String(status), `${String(status)[0]}XX`, 'default'].some((key) => key in responses);
-}
-
-/**
- * What is wrong with an answer: the status expected (any declared one but a refusal or a 5xx,
- * for `expected: 'accepted'`), then the checker's findings (the contract's, where the operation
- * declares the status; else those of an answer no operation declares) and a proxy's reports. A
- * stub's answer is that alone.
- */
-export function answerViolations(
-  checker: ContractChecker,
-  op: Operation | null,
-  observed: ObservedResponse,
-  expected: number | 'accepted',
-): string[] {
-  const unimplemented = op && checker.notImplemented(op.name, observed);
-  if (unimplemented) return [unimplemented];
-  const violations =
-    op && (expected === 'accepted' || declares(op, observed.status))
-      ? checker.checkResponse(op.name, observed)
-      : op?.method === 'head'
-        ? [] // no body to judge
-        : checker.checkErrorResponse(observed);
-  if (expected === 'accepted' && (REFUSED.has(observed.status) || observed.status >= 500)) {
-    violations.unshift(`a valid request was answered ${observed.status}: ${observed.text.slice(0, 2000)}`);
-  } else if (expected !== 'accepted' && observed.status !== expected) {
-    violations.unshift(`expected status ${expected}, got ${observed.status}`);
-  }
-  return [...violations, ...(observed.reported ?? [])];
-}
-
-/** Throws a ConformanceViolation listing what is wrong with an answer (answerViolations, and `more`), if anything is. */
-function expectAnswer(
-  checker: ContractChecker,
-  op: Operation | null,
-  request: PlannedRequest,
-  observed: ObservedResponse,
-  expected: number | 'accepted',
-  more: string[] = [],
-): void {
-  const violations = [...answerViolations(checker, op, observed, expected), ...more];
-  if (violations.length > 0) throw new ConformanceViolation(described(request), observed, violations);
-}
-
 /** A valid request of `op` with credentials, or why there is none. */
 async function validRequest(planner: RequestPlanner, op: Operation, target: ConformanceTarget): Promise<PlannedRequest | string> {
+  if (!canHaveBody(op.method) && op.requestBody?.required)
+    return `${op.name}: fetch sends no body with ${op.method.toUpperCase()}, which the contract requires one with`;
   const request = planner.valid(op);
   if (typeof request === 'string') return `${op.name}: ${request}`;
   const placed = await planner.credentials(op, target.credential);
   return typeof placed === 'string' ? `${op.name}: ${placed}` : withCredentials(request, placed);
 }
 
-/** The cases about one operation. */
+/** Whether fetch sends a body with the method (it sends none with GET or HEAD). */
+const canHaveBody = (method: string) => method !== 'get' && method !== 'head';
+
+/** The cases about one operation: one, skipped, for an operation with a defect of the contract (see Operation.defect). */
 function operationCases(planner: RequestPlanner, op: Operation): ConformanceCase[] {
+  if (op.defect !== null) {
+    const why = `${op.name}: not served, for a defect of the contract: ${op.defect}`;
+    return [{ name: `${op.name}: is served`, kind: 'valid', operation: op.name, run: () => Promise.resolve(why) }];
+  }
   /** A case that sends the operation's valid request, changed by `alter`, and expects `expected`. */
   const variant = (
     name: string,
@@ -157,29 +69,31 @@ function operationCases(planner: RequestPlanner, op: Operation): ConformanceCase
       kind: 'credentials',
       operation: op.name,
       async run(target, checker) {
-        const request = planner.valid(op);
-        if (typeof request === 'string') return `${op.name}: ${request}`;
+        const valid = planner.valid(op);
+        if (typeof valid === 'string') return `${op.name}: ${valid}`;
+        // A parameter the contract declares where a scheme reads its key (a header of both) is left out too.
+        const request = planner.withoutCredentials(op, valid);
         expectAnswer(checker, op, request, await send(target, request), 401);
         return undefined;
       },
     });
   }
   for (const p of op.parameters) {
-    const broken = p.in === 'cookie' ? undefined : planner.brokenParameter(p);
+    const broken = p.in === 'cookie' || setByClient(p) ? undefined : planner.brokenParameter(p);
     if (broken === undefined) continue;
     cases.push(
       variant(`a ${p.in} parameter ${p.name} its schema refuses is refused with 400`, 'invalid', 400, (request) => {
         if (p.in === 'query') return { ...request, query: [...request.query.filter(([name]) => name !== p.name), [p.name, broken]] };
         if (p.in === 'header') return { ...request, headers: { ...request.headers, [p.name]: broken } };
         // The other path parameters keep their valid values.
-        let path = op.path.replace(`{${p.name}}`, encodeURIComponent(broken));
+        let path = op.urlPath.replace(`{${p.name}}`, encodeURIComponent(broken));
         for (const other of op.parameters.filter((o) => o.in === 'path' && o !== p))
           path = path.replace(`{${other.name}}`, encodeURIComponent(planner.parameterValue(other)![0]!));
         return { ...request, path };
       }),
     );
   }
-  const brokenBody = planner.brokenJsonBody(op);
+  const brokenBody = canHaveBody(op.method) ? planner.brokenJsonBody(op) : undefined;
   if (brokenBody) {
     cases.push(
       variant('a JSON body its schema refuses is refused with 400', 'invalid', 400, (request) => ({
@@ -190,7 +104,7 @@ function operationCases(planner: RequestPlanner, op: Operation): ConformanceCase
     );
   }
   const types = Object.keys(op.requestBody?.content ?? {});
-  if (op.requestBody && !types.some((t) => t.includes('*') || t.startsWith('text/'))) {
+  if (op.requestBody && canHaveBody(op.method) && !types.some((t) => t.includes('*') || t.startsWith('text/'))) {
     cases.push(
       variant('a body of a media type it does not declare is refused with 415', 'media-type', 415, (request) => ({
         ...request,
@@ -206,7 +120,7 @@ function operationCases(planner: RequestPlanner, op: Operation): ConformanceCase
 function routingCases(planner: RequestPlanner, operations: Operation[]): ConformanceCase[] {
   /** Credentials of some operation, for a server that asks for them before it routes. */
   const anyCredentials = async (target: ConformanceTarget, first: Operation[]) => {
-    for (const op of first) {
+    for (const op of first.filter((o) => o.defect === null)) {
       const placed = await planner.credentials(op, target.credential);
       if (typeof placed !== 'string') return placed;
     }
@@ -228,14 +142,16 @@ function routingCases(planner: RequestPlanner, operations: Operation[]): Conform
       },
     },
   ];
-  const paths = [...new Set(operations.map((op) => op.path))];
+  const paths = [...new Set(operations.map((op) => op.urlPath))];
+  // A method another path of the contract takes at the same URL (`PUT /v4/{name}` for `/v4/accounts`) is not lacking.
   const lacking = (path: string) =>
     HTTP_METHODS.filter((m) => m !== 'options' && m !== 'head' && m !== 'trace').find(
-      (m) => !operations.some((op) => op.path === path && op.method === m),
+      (m) => !operations.some((op) => op.method === m && mayMatch(op.urlPath, path)),
     );
-  const path = paths.find((p) => lacking(p) !== undefined);
+  // A path one of whose operations is served: its valid request is the one sent with another method.
+  const path = paths.find((p) => lacking(p) !== undefined && operations.some((op) => op.urlPath === p && op.defect === null));
   if (path === undefined) return cases;
-  const ops = operations.filter((op) => op.path === path);
+  const ops = operations.filter((op) => op.urlPath === path && op.defect === null);
   const missing = lacking(path)!;
   cases.push({
     name: `a method ${path} does not have (${missing.toUpperCase()}) is answered 405 with Allow`,
@@ -253,6 +169,15 @@ function routingCases(planner: RequestPlanner, operations: Operation[]): Conform
     },
   });
   return cases;
+}
+
+/** Whether two paths of the contract may name one URL: segment by segment, the same text, or a parameter in either. */
+function mayMatch(a: string, b: string): boolean {
+  const left = a.split('/');
+  const right = b.split('/');
+  return (
+    left.length === right.length && left.every((segment, i) => segment === right[i] || segment.includes('{') || right[i]!.includes('{'))
+  );
 }
 
 /**

@@ -4,16 +4,10 @@
  * test runner with conformanceCases and runConformance).
  */
 export { ContractChecker, isJsonMediaType, type CheckerOptions, type ObservedResponse } from './checker.js';
-export {
-  conformanceCases,
-  runConformance,
-  ConformanceViolation,
-  type CaseKind,
-  type CaseOutcome,
-  type ConformanceCase,
-  type ConformanceTarget,
-} from './conformance.js';
+export { ConformanceViolation, type ConformanceTarget } from './answers.js';
+export { conformanceCases, runConformance, type CaseKind, type CaseOutcome, type ConformanceCase } from './conformance.js';
 export { propertyCases, type ValueOverrides } from './property.js';
 export type { Credential, CredentialSource } from './requests.js';
 export { ContractSchemas, type Refusal } from './schemas.js';
-export { readingsOf, SchemaValues, toJsonText, UnsupportedSchemaError, wireEdits, type Broken } from './values.js';
+export { wireEdits } from './value-edits.js';
+export { readingsOf, SchemaValues, toJsonText, UnsupportedSchemaError, type Broken } from './values.js';

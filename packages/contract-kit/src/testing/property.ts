@@ -3,10 +3,12 @@ import type { OpenApiDocument } from '../contract/document.js';
 import { listOperations, type Operation, type Parameter } from '../contract/operations.js';
 import type { ContractChecker } from './checker.js';
 import { isJsonMediaType } from './checker.js';
-import { answerViolations, ConformanceViolation, described, send, type ConformanceCase } from './conformance.js';
-import { RequestPlanner, withCredentials, type PlannedRequest } from './requests.js';
+import { answerViolations, ConformanceViolation, described, send } from './answers.js';
+import type { ConformanceCase } from './conformance.js';
+import { RequestPlanner, setByClient, withCredentials, type PlannedRequest } from './requests.js';
 import { ContractSchemas } from './schemas.js';
-import { readingsOf, SchemaValues, toJsonText, UnsupportedSchemaError, wireEdits } from './values.js';
+import { wireEdits } from './value-edits.js';
+import { readingsOf, SchemaValues, toJsonText, UnsupportedSchemaError } from './values.js';
 
 /**
  * Valid values of some parameters, by `in.name` (`query.cursor`), made from the schema's: for
@@ -66,7 +68,7 @@ function arbitrariesOf(
 ): { build: (g: Generated) => PlannedRequest; valid: fc.Arbitrary<Generated>; invalid?: fc.Arbitrary<Generated> } | string {
   const base = planner.valid(op);
   if (typeof base === 'string') return base;
-  const generated = op.parameters.filter((p) => p.in !== 'cookie' && p.type !== 'array' && p.type !== 'object');
+  const generated = op.parameters.filter((p) => p.in !== 'cookie' && !setByClient(p) && p.type !== 'array' && p.type !== 'object');
   const texts = new Map<Parameter, fc.Arbitrary<string>>();
   // Numbers as a client writes them: digits, no exponent (1e+21), integers within JSON's exact range.
   const plainly = (v: string | number | boolean) =>
@@ -88,7 +90,7 @@ function arbitrariesOf(
   const bodies = jsonBody && bodySchema !== undefined ? values.valid(bodySchema) : undefined;
 
   // The planner's request with the path's template, and the parameters the arbitraries do not make.
-  let path = op.path;
+  let path = op.urlPath;
   for (const p of op.parameters.filter((p) => p.in === 'path' && !generated.includes(p)))
     path = path.replace(`{${p.name}}`, encodeURIComponent(planner.parameterValue(p)![0]!));
   const template: PlannedRequest = { ...base, path };
@@ -192,6 +194,7 @@ export function propertyCases(
     kind: 'property',
     operation: op.name,
     async run(target, checker: ContractChecker) {
+      if (op.defect !== null) return `${op.name}: not served, for a defect of the contract: ${op.defect}`;
       const found = arbitraries(op);
       if (typeof found === 'string') return `${op.name}: ${found}`;
       const arbitrary = found[which];

@@ -1,12 +1,22 @@
-import { XMLBuilder } from 'fast-xml-parser';
 import { resolveRef, type OpenApiDocument } from '../contract/document.js';
-import type { MediaTypeObject, Operation, Parameter } from '../contract/operations.js';
+import type { Operation, Parameter } from '../contract/operations.js';
 import { securitySchemesOf, type SecurityScheme } from '../server/security.js';
 import { isJsonMediaType } from './checker.js';
+import { mediaExamples, requestBody, type RequestBody } from './request-bodies.js';
 import type { ContractSchemas } from './schemas.js';
 import { readingsOf } from './values.js';
 
 /** A valid credential for a scheme: an API key or token, or a user and password (HTTP Basic). */
+/**
+ * Whether a header parameter is one the HTTP client writes from the request itself (its framing,
+ * its connection): a contract may declare it, but a request cannot carry another value of it.
+ */
+export const setByClient = (p: Parameter) =>
+  p.in === 'header' &&
+  ['content-length', 'transfer-encoding', 'host', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect'].includes(
+    p.name.toLowerCase(),
+  );
+
 export type Credential = string | { username: string; password: string };
 
 /** Gives a valid credential for a security scheme of the contract (by its name), or undefined when there is none to give. */
@@ -19,7 +29,7 @@ export interface PlannedRequest {
   path: string;
   query: [string, string][];
   headers: Record<string, string>;
-  body?: string | Blob | FormData | URLSearchParams;
+  body?: RequestBody;
 }
 
 /** Credentials as they go on the wire. */
@@ -70,7 +80,9 @@ export class RequestPlanner {
 
   /** A valid value of a parameter as written on the wire, or undefined when none is found. */
   parameterValue(p: Parameter): string[] | undefined {
-    const value = this.schemas.sample(p.schema, p.examples);
+    let value = this.schemas.sample(p.schema, p.examples);
+    // An empty array is no value at all in a query, a header or a cookie: a required one gets an item.
+    if (p.required && Array.isArray(value) && value.length === 0) value = this.schemas.sample({ allOf: [p.schema], minItems: 1 }) ?? value;
     const text = wireText(value, p);
     if (p.in === 'path' && text && ['', '.', '..'].includes(text[0]!)) return undefined;
     return text;
@@ -94,10 +106,10 @@ export class RequestPlanner {
    * none can be made.
    */
   valid(op: Operation): PlannedRequest | string {
-    const request: PlannedRequest = { method: op.method.toUpperCase(), path: op.path, query: [], headers: {} };
+    const request: PlannedRequest = { method: op.method.toUpperCase(), path: op.urlPath, query: [], headers: {} };
     const cookies: string[] = [];
     for (const p of op.parameters) {
-      if (!p.required) continue;
+      if (!p.required || setByClient(p)) continue;
       const text = this.parameterValue(p);
       if (text === undefined) return `no value of ${p.in} parameter ${p.name} was found: give it an example`;
       if (p.in === 'path') request.path = request.path.replace(`{${p.name}}`, encodeURIComponent(text[0]!));
@@ -106,8 +118,9 @@ export class RequestPlanner {
       else cookies.push(`${p.name}=${encodeURIComponent(text[0]!)}`);
     }
     if (cookies.length > 0) request.headers.Cookie = cookies.join('; ');
-    if (op.requestBody) {
-      const body = this.body(op);
+    // fetch sends no body with GET or HEAD: a body such an operation takes is left out.
+    if (op.requestBody && op.method !== 'get' && op.method !== 'head') {
+      const body = requestBody(this.doc, this.schemas, op);
       if (typeof body === 'string') {
         if (op.requestBody.required) return body;
       } else {
@@ -124,7 +137,9 @@ export class RequestPlanner {
     const entry = Object.entries(op.requestBody?.content ?? {}).find(([type]) => isJsonMediaType(type));
     if (!entry) return undefined;
     const schema = entry[1].schema;
-    const valid = this.schemas.sample(schema, this.mediaExamples(entry[1]));
+    // Bytes under a JSON media type (a contract's slip, which the server reads as bytes): nothing to refuse.
+    if (resolveRef<{ format?: unknown } | undefined>(this.doc, schema)?.format === 'binary') return undefined;
+    const valid = this.schemas.sample(schema, mediaExamples(this.doc, entry[1]));
     const candidates: unknown[] = [[], 'not an object', 42, null, {}];
     if (valid && typeof valid === 'object' && !Array.isArray(valid)) {
       for (const key of Object.keys(valid)) {
@@ -162,79 +177,34 @@ export class RequestPlanner {
     return `no credential was given for ${[...new Set(lacking)].join(', ')}`;
   }
 
+  /** `request` without what any of `op`'s security schemes reads: its Authorization header, and the headers, query parameters and cookies of its API keys. */
+  withoutCredentials(op: Operation, request: PlannedRequest): PlannedRequest {
+    const schemes = op.security.flatMap((alternative) => Object.keys(alternative)).flatMap((name) => this.schemes.get(name) ?? []);
+    const keys = (where: string) => schemes.flatMap((s) => (s.type === 'apiKey' && s.in === where ? [s.name.toLowerCase()] : []));
+    const headers = new Set(['authorization', ...keys('header')]);
+    const query = new Set(keys('query'));
+    const cookies = new Set(keys('cookie'));
+    const cookie = Object.entries(request.headers).find(([name]) => name.toLowerCase() === 'cookie')?.[1];
+    const kept = cookie
+      ?.split(/;\s*/)
+      .filter((pair) => !cookies.has(pair.split('=')[0]!.toLowerCase()))
+      .join('; ');
+    return {
+      ...request,
+      headers: {
+        ...Object.fromEntries(
+          Object.entries(request.headers).filter(([name]) => !headers.has(name.toLowerCase()) && name.toLowerCase() !== 'cookie'),
+        ),
+        ...(kept ? { Cookie: kept } : {}),
+      },
+      query: request.query.filter(([name]) => !query.has(name.toLowerCase())),
+    };
+  }
+
   /** Whether `op` can be called without credentials (it is public, or one alternative of its security is empty). */
   isOpen(op: Operation): boolean {
     return op.security.length === 0 || op.security.some((alternative) => Object.keys(alternative).length === 0);
   }
-
-  private mediaExamples(media: MediaTypeObject): unknown[] {
-    const named = Object.values((media.examples as Record<string, unknown> | undefined) ?? {}).map(
-      (e) => resolveRef<{ value?: unknown }>(this.doc, e).value,
-    );
-    return [media.example, ...named].filter((e) => e !== undefined);
-  }
-
-  private body(op: Operation): { contentType: string; body: NonNullable<PlannedRequest['body']> } | string {
-    const content = op.requestBody!.content;
-    const types = Object.keys(content);
-    const order = [
-      (t: string) => isJsonMediaType(t) || t === 'application/*' || t === '*/*',
-      (t: string) => t === 'application/x-www-form-urlencoded',
-      (t: string) => t === 'multipart/form-data',
-      (t: string) => t.startsWith('text/') && t !== 'text/xml',
-      (t: string) => !/xml/.test(t),
-      () => true,
-    ];
-    for (const fits of order) {
-      const type = types.find(fits);
-      if (type === undefined) continue;
-      const media = content[type]!;
-      const value = this.schemas.sample(media.schema, this.mediaExamples(media));
-      if (value === undefined && media.schema !== undefined) return `no value of the ${type} body's schema was found: give it an example`;
-      if (isJsonMediaType(type) || type === 'application/*' || type === '*/*')
-        return { contentType: type.includes('*') ? 'application/json' : type, body: JSON.stringify(value ?? {}) };
-      if (type === 'application/x-www-form-urlencoded') return { contentType: type, body: new URLSearchParams(formFields(value)) };
-      if (type === 'multipart/form-data') {
-        const form = new FormData();
-        const properties = resolveRef<{ properties?: Record<string, unknown> } | undefined>(this.doc, media.schema)?.properties ?? {};
-        for (const [name, text] of formFields(value)) {
-          if (isFile(this.doc, properties[name])) form.append(name, new Blob([text]), name);
-          else form.append(name, text);
-        }
-        return { contentType: type, body: form };
-      }
-      if (/xml/.test(type)) return { contentType: type, body: String(new XMLBuilder().build({ [xmlRoot(media.schema)]: value })) };
-      return { contentType: type, body: typeof value === 'string' ? value : new Blob(['bytes']) };
-    }
-    return 'the request body declares no media type';
-  }
-}
-
-/** The fields of a form body: each scalar property, each item of an array property. */
-function formFields(value: unknown): [string, string][] {
-  if (!value || typeof value !== 'object') return [];
-  return Object.entries(value).flatMap(([name, v]): [string, string][] =>
-    // An empty list would send nothing, as if the field were left out: one item stands for it.
-    Array.isArray(v)
-      ? (v.length === 0 ? [''] : (v as unknown[])).map((item): [string, string] => [name, String(item)])
-      : [[name, typeof v === 'object' ? JSON.stringify(v) : String(v)]],
-  );
-}
-
-/** Whether a multipart part's schema is a file (`format: binary`, a `contentMediaType` or a `contentEncoding`), or files, or one of its alternatives is. */
-function isFile(doc: OpenApiDocument, schema: unknown): boolean {
-  const s = resolveRef<Record<string, unknown> | undefined>(doc, schema) ?? {};
-  if (s.format === 'binary' || s.format === 'base64' || s.contentMediaType !== undefined || s.contentEncoding !== undefined) return true;
-  const alternatives = [...((s.oneOf as unknown[] | undefined) ?? []), ...((s.anyOf as unknown[] | undefined) ?? [])];
-  return (s.items !== undefined && isFile(doc, s.items)) || alternatives.some((alternative) => isFile(doc, alternative));
-}
-
-/** The root element of an XML body: its schema's `xml.name`, else the last part of its `$ref`. */
-function xmlRoot(schema: unknown): string {
-  const named = (schema as { xml?: { name?: unknown } } | undefined)?.xml?.name;
-  if (typeof named === 'string') return named;
-  const ref = (schema as { $ref?: unknown } | undefined)?.$ref;
-  return typeof ref === 'string' ? ref.split('/').at(-1)! : 'body';
 }
 
 /** Puts a credential where its scheme reads it; false when it cannot go there (a client certificate). */

@@ -49,10 +49,8 @@ function asJsonSchema<T>(node: T, openapi31: boolean): T {
     // Ajv compiles 2020-12, which writes exclusiveMinimum and exclusiveMaximum as numbers, in either version.
     fixSchema(schema, true);
     if (openapi31) return;
-    if (schema.nullable === true && typeof schema.type === 'string') {
-      schema.type = [schema.type, 'null'];
-      if (Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum = [...(schema.enum as unknown[]), null];
-    }
+    // As the server's validator reads it (and OpenAPI 3.0.3 says): an `enum` without null still refuses null.
+    if (schema.nullable === true && typeof schema.type === 'string') schema.type = [schema.type, 'null'];
     delete schema.nullable;
   });
   return copy;
@@ -88,6 +86,8 @@ export class ContractSchemas {
   private readonly modes: Ajv2020[];
   private readonly compiled = new Map<string, ValidateFunction[]>();
   private readonly components: Record<string, unknown>;
+  /** The paths as JSON Schema, where a schema refers into them; else undefined. */
+  private readonly paths: Record<string, unknown> | undefined;
   /** The components as json-schema-faker is given them (smallValues), made on the first value it makes. */
   private generatedComponents?: Record<string, unknown>;
   private readonly openapi31: boolean;
@@ -95,13 +95,16 @@ export class ContractSchemas {
   constructor(private readonly doc: OpenApiDocument) {
     this.openapi31 = doc.openapi.startsWith('3.1');
     this.components = asJsonSchema(doc.components ?? {}, this.openapi31);
+    // A contract whose schemas refer into its paths (into another operation's answer) has them resolved there.
+    const paths = JSON.stringify(doc.components ?? {}).includes('"#/paths/') || JSON.stringify(doc.paths ?? {}).includes('"#/paths/');
+    this.paths = paths ? asJsonSchema(doc.paths ?? {}, this.openapi31) : undefined;
     this.modes = (['fast', 'full'] as const).map((mode, i) => {
       const ajv = new Ajv2020({ strict: false, allErrors: true });
       ajvFormats.default(ajv, { mode });
       for (const [name, validate] of Object.entries(NUMBER_FORMATS[i]!)) ajv.addFormat(name, { type: 'number', validate });
       // Formats Ajv does not know (`snowflake`) take any value, as the server's validator takes them, without a warning each.
       for (const name of ['password', 'binary', ...unknownFormats(doc)]) ajv.addFormat(name, true);
-      ajv.addSchema({ $id: 'contract', components: this.components });
+      ajv.addSchema({ $id: 'contract', components: this.components, ...(this.paths ? { paths: this.paths } : {}) });
       return ajv;
     });
   }
@@ -157,7 +160,13 @@ export class ContractSchemas {
   /** json-schema-faker's value for `schema` and `seed`, or NOTHING when it gives up. */
   generate(schema: unknown, seed: number): unknown {
     this.generatedComponents ??= smallValues(structuredClone(this.components));
-    const root = { ...smallValues(asJsonSchema(schema ?? {}, this.openapi31)), components: this.generatedComponents } as JsonSchema;
+    // The schema under allOf: at the root beside the components, a schema that says nothing (any value) had
+    // json-schema-faker make a value of the root itself, the whole components object.
+    const root = {
+      allOf: [smallValues(asJsonSchema(schema ?? {}, this.openapi31)) as JsonSchema],
+      components: this.generatedComponents,
+      ...(this.paths ? { paths: this.paths } : {}),
+    } as JsonSchema;
     try {
       // Strings no longer than a URL or a header carries comfortably (a schema's maxLength may be 150,000).
       return generateSync(root, { seed, maxLength: GENERATED_MAX_LENGTH });
@@ -170,7 +179,10 @@ export class ContractSchemas {
     const key = JSON.stringify(schema ?? {});
     let validators = this.compiled.get(key);
     if (!validators) {
-      const local = asJsonSchema(JSON.parse(key.replaceAll('"#/components/', '"contract#/components/')) as object, this.openapi31);
+      const local = asJsonSchema(
+        JSON.parse(key.replaceAll('"#/components/', '"contract#/components/').replaceAll('"#/paths/', '"contract#/paths/')) as object,
+        this.openapi31,
+      );
       validators = this.modes.map((ajv) => ajv.compile(local));
       this.compiled.set(key, validators);
     }

@@ -1,4 +1,5 @@
 /** What the adoption test does on each fixture contract, and what it expects of the served project. */
+import { readFileSync } from 'node:fs';
 
 /** One request of the adoption test and what it must be answered. */
 interface Check {
@@ -18,8 +19,8 @@ export interface Adoption {
   copy: string;
   spec: string;
   basePath: string;
-  /** The handler the test writes (replacing its stub): its name and file. */
-  handler: { name: string; source: string };
+  /** The handlers the test writes (replacing their stubs): each one's name and file. */
+  handlers: { name: string; source: string }[];
   /** The project's src/security.ts, accepting the test's credentials. */
   security: string;
   /** Those credentials, as contract-kit conform takes them (`--credential SCHEME=VALUE`). */
@@ -32,7 +33,14 @@ export interface Adoption {
   /** A path the mock answers 200. */
   mockPath: string;
   removeOperation: (contract: string) => string;
+  /** The project's contract-kit.config.mjs, written before generate runs, and the file its generate plugin writes. */
+  config?: { text: string; writes: string };
 }
+
+/** The README's example configuration ("Generate plugins"): a plugin writing generated/routes.json. */
+const README_PLUGIN = /## Generate plugins[\s\S]*?```js\n([\s\S]*?)```/.exec(
+  readFileSync(new URL('../../README.md', import.meta.url), 'utf8'),
+)![1]!;
 
 const handler = (name: string, body: string) => `import type { TypedHandler } from 'contract-kit';
 import type { Operations } from '../../generated/operations.js';
@@ -52,7 +60,7 @@ export const ADOPTIONS: Adoption[] = [
     copy: 'library-3.0.yaml',
     spec: 'library-3.0.yaml',
     basePath: '/library',
-    handler: { name: 'listBooks', source: handler('listBooks', "[{ title: 'Emma', copies: 3 }]") },
+    handlers: [{ name: 'listBooks', source: handler('listBooks', "[{ title: 'Emma', copies: 3 }]") }],
     security: `import type { Verifier } from 'contract-kit';
 
 export const security: Record<string, Verifier> = {
@@ -112,7 +120,26 @@ export const errors: ProblemFormatter = (problem, { contentType }) => ({
     copy: 'rail-3.1.yaml',
     spec: 'rail-3.1.yaml',
     basePath: '/api+v2',
-    handler: { name: 'getStations', source: handler('getStations', "[{ id: 1, name: 'Central' }]") },
+    handlers: [
+      { name: 'getStations', source: handler('getStations', "[{ id: 1, name: 'Central' }]") },
+      // A station it does not know is its declared 404, which npm test must not take for a route the app lacks.
+      {
+        name: 'getStationsByStationId',
+        source: `import type { TypedHandler } from 'contract-kit';
+import type { Operations } from '../../generated/operations.js';
+import type { Context } from '../context.js';
+
+const STATIONS = new Map([[7, 'Central']]);
+
+export const getStationsByStationId: TypedHandler<Operations['getStationsByStationId'], Context> = ({ path }) => {
+  const id = path['station-id'];
+  const name = STATIONS.get(id);
+  if (name === undefined) return { status: 404, body: { type: 'about:blank', title: 'Not Found', status: 404, detail: \`No station \${id}.\` } };
+  return { status: 200, body: { id, name } };
+};
+`,
+      },
+    ],
     security: `import type { Verifier } from 'contract-kit';
 
 export const security: Record<string, Verifier> = {
@@ -124,6 +151,20 @@ export const security: Record<string, Verifier> = {
     stub: 'createBooking',
     requests: [
       { what: 'the handler written, public', path: '/stations?limit=3', status: 200, body: { 0: { name: 'Central' } } },
+      { what: 'a station the handler knows', path: '/stations/7', status: 200, body: { name: 'Central' } },
+      {
+        what: "the handler's declared 404, for a station it does not know",
+        path: '/stations/1',
+        status: 404,
+        headers: { 'contract-unmatched': null },
+        body: { status: 404, detail: 'No station 1.' },
+      },
+      {
+        what: "the kit's own 404, for a path the contract lacks",
+        path: '/stations/1/nowhere',
+        status: 404,
+        headers: { 'contract-unmatched': 'not_found' },
+      },
       {
         what: 'a stub, with HTTP Basic',
         path: '/bookings',
@@ -159,7 +200,7 @@ export const security: Record<string, Verifier> = {
     copy: 'multi-file',
     spec: 'multi-file/openapi.yaml',
     basePath: '',
-    handler: { name: 'listParts', source: handler('listParts', "[{ sku: 'ABC-1234', weight: 2 }]") },
+    handlers: [{ name: 'listParts', source: handler('listParts', "[{ sku: 'ABC-1234', weight: 2 }]") }],
     security: "import type { Verifier } from 'contract-kit';\n\nexport const security: Record<string, Verifier> = {};\n",
     credentials: [],
     stub: 'addPart',
@@ -176,5 +217,6 @@ export const security: Record<string, Verifier> = {
     ],
     mockPath: '/parts',
     removeOperation: (contract) => contract.replace(/\n {2}\/parts:\n {4}\$ref: \.\/paths\/parts\.yaml/, '\n  {}'),
+    config: { text: README_PLUGIN, writes: 'generated/routes.json' },
   },
 ];

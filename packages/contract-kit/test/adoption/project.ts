@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
+import { readdirSync, readFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
 import { x } from 'tinyexec';
 
 /** A command's outcome in a project folder. */
@@ -69,10 +70,11 @@ export async function startScript(cwd: string, script: string, args: string[], e
   return running;
 }
 
-/** Stops a started script and everything it started (its process group), SIGKILL after 10 s. */
+/**
+ * Stops a started script and everything it started (its process group), SIGKILL after 10 s;
+ * what it left running in its group after it ended is killed too.
+ */
 export async function stop({ child }: Running): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
   const group = (signal: NodeJS.Signals) => {
     try {
       process.kill(-child.pid!, signal);
@@ -80,8 +82,58 @@ export async function stop({ child }: Running): Promise<void> {
       // Already gone.
     }
   };
-  group('SIGTERM');
-  const timer = setTimeout(() => group('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = once(child, 'exit');
+    group('SIGTERM');
+    const timer = setTimeout(() => group('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  }
+  group('SIGKILL');
+}
+
+/** `pid` and every process below it, from Linux's /proc (elsewhere, `pid` alone). */
+export function processTree(pid: number): number[] {
+  const children: number[] = [];
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      children.push(...readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
+    }
+  } catch {
+    // Gone already, or no /proc.
+  }
+  return [pid, ...children.flatMap(processTree)];
+}
+
+/** Those of `pids` still running after `withinMs` (they are waited for until then). */
+export async function stillRunning(pids: number[], withinMs: number): Promise<number[]> {
+  const alive = () =>
+    pids.filter((pid) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+  for (let waited = 0; alive().length > 0 && waited < withinMs; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+  return alive();
+}
+
+/** Whether something accepts a connection on `port` of 127.0.0.1. */
+export function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port }, () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.on('error', () => resolve(false));
+  });
+}
+
+/** Sends `signal` to npm alone, as a supervisor does; those of its processes still running 5 s later. */
+export async function signalNpm(running: Running, signal: NodeJS.Signals): Promise<number[]> {
+  const processes = processTree(running.child.pid!);
+  running.child.kill(signal);
+  return stillRunning(processes, 5000);
 }

@@ -9,7 +9,7 @@ type Rail = Handlers<Operations, { clock: () => number }>;
 export const handlers = {
   getStations: ({ query }) => ({
     status: 200,
-    headers: { 'X-Total-Count': 1, 'X-Partial': false },
+    headers: { 'X-Total-Count': 1, 'X-Partial': false, 'X-Served-By': 'central-1' },
     body: [{ id: query.limit ?? 1, name: 'Central' }],
   }),
   getStationsByStationId: ({ path }) => ({ status: 200, body: { id: path['station-id'], name: 'Central' } }),

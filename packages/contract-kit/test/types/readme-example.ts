@@ -1,6 +1,6 @@
 // The README's example, checked by `npm run typecheck` (never run): the README shows code that compiles.
 import express from 'express';
-import { contractServer, loadContract } from 'contract-kit';
+import { contractServer, loadContract, serve, serveOptionsFromEnv } from 'contract-kit';
 
 const kit = contractServer({
   contract: await loadContract('openapi.yaml'),
@@ -21,4 +21,5 @@ const app = express();
 app.use(kit.router); // routes the contract's paths under each server's path; 404 and 405 for the rest of them
 app.use(kit.notFound); // 404 for any other path
 app.use(kit.errorHandler); // every refusal and failure in the contract's error shape
-app.listen(Number(process.env.PORT ?? 3000));
+// PORT (3000), a stop bounded on SIGTERM, and a line once every validator is compiled (see serve, and Ready)
+await serve(app, { ...serveOptionsFromEnv(process.env), ready: kit.ready });

@@ -194,6 +194,10 @@ export interface operations {
                     "X-Total-Count"?: number;
                     /** @description Whether more stations match than were listed. */
                     "X-Partial"?: boolean;
+                    /** @description The server that answered, a header declared with content rather than a schema. */
+                    "X-Served-By"?: {
+                        "text/plain": string;
+                    };
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,0 +1,26 @@
+import { parse } from 'node:url';
+import { serve, serveOptionsFromEnv, SettingError, type ServeOptions } from 'contract-kit';
+import { createApp } from './app.js';
+
+// The validator calls url.parse() on every request, and Node 24 and 26 take a stack trace on
+// each call until they have warned of it (DEP0169) once: warned here, silenced.
+const silenced = process.noDeprecation;
+process.noDeprecation = true;
+parse('/');
+process.noDeprecation = silenced;
+
+// PORT (default 3000), HOST, SHUTDOWN_TIMEOUT_MS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS.
+let options: ServeOptions;
+try {
+  options = serveOptionsFromEnv(process.env);
+} catch (error) {
+  if (!(error instanceof SettingError)) throw error;
+  console.error(error.message);
+  process.exit(2);
+}
+// Stops on SIGTERM and SIGINT within SHUTDOWN_TIMEOUT_MS (10 s by default), then exits; give it
+// onStop to close what the app opened (a database pool) before that. It says when every
+// operation's validator is compiled (ready), and how long that took.
+const { app, ready } = await createApp();
+const server = await serve(app, { ...options, ready });
+console.log(`Listening on ${server.origin}`);
