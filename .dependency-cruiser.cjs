@@ -1,7 +1,7 @@
 /**
  * The architecture, as rules on imports (`npm run check:imports`, part of `npm run check`):
- * the service does not depend on the toolkit, the contract readers and the shared helpers
- * depend on neither, nothing outside test/ imports a test file, the client package stands
+ * only contract-kit parses contracts, the contract readers and the shared helpers import
+ * nothing of the service, nothing outside test/ imports a test file, the client package stands
  * alone and src/ imports neither it nor lint/, and no module imports itself round a circle,
  * type-only imports included.
  * @type {import('dependency-cruiser').IConfiguration}
@@ -23,24 +23,25 @@ module.exports = {
       to: { path: '^test/' },
     },
     {
-      name: 'service-does-not-use-the-toolkit',
-      severity: 'error',
-      comment: 'The service runs without the toolkit (the toolkit imitates and checks the service, not the other way round).',
-      from: { path: '^src/service/' },
-      to: { path: '^src/toolkit/' },
-    },
-    {
       name: 'contract-readers-stand-alone',
       severity: 'error',
-      comment: 'src/contract is what both the service and the toolkit read the contract with.',
+      comment: 'src/contract is what the service finds its contract with, through contract-kit.',
       from: { path: '^src/contract/' },
-      to: { path: '^src/(service|toolkit)/' },
+      to: { path: '^src/service/' },
     },
     {
       name: 'shared-helpers-stand-alone',
       severity: 'error',
       from: { path: '^src/shared/' },
-      to: { path: '^src/(service|toolkit|contract)/' },
+      to: { path: '^src/(service|contract)/' },
+    },
+    {
+      name: 'only-the-kit-parses-the-contract',
+      severity: 'error',
+      comment:
+        "The service, its commands and the kit's configuration read contracts through contract-kit (parseContract, loadContract, listOperations), never with a YAML or OpenAPI parser of their own.",
+      from: { path: '^(src|scripts|bench|contract-kit\\.config\\.ts$)' },
+      to: { path: '(^|/)node_modules/(yaml|js-yaml|@redocly/openapi-core|@apidevtools/[^/]+|@readme/openapi-parser|openapi-types)/' },
     },
     {
       name: 'src-does-not-use-developer-commands',
@@ -60,7 +61,7 @@ module.exports = {
     {
       name: 'src-does-not-use-the-lint-plugin',
       comment:
-        'lint/ is the Redocly plugin and the helpers of its rules; what src/ shares with it (the checks of a response) lives in src/contract and the plugin loads it from there.',
+        "lint/ is the Redocly plugin and the helpers of its rules (the checks of a response's examples, the refusals every operation declares), which the mock's configuration and the tests read too; the service needs none of it.",
       severity: 'error',
       from: { path: '^src/' },
       to: { path: '^lint/' },
@@ -105,9 +106,10 @@ module.exports = {
     {
       name: 'generated-imports-only-the-handlers',
       severity: 'error',
-      comment: 'generated/handlers.ts maps each operationId to its hand-written handler; nothing else generated imports src/.',
+      comment:
+        "generated/handlers.ts maps each operationId to its hand-written handler, typed with the handlers' context; nothing else generated imports src/.",
       from: { path: '^generated/' },
-      to: { path: '^src/', pathNot: '^src/service/http/(handlers/[^/]+|handler-types)[.]ts$' },
+      to: { path: '^src/', pathNot: '^src/service/http/(handlers/[^/]+|context)[.]ts$' },
     },
     {
       name: 'client-package-stands-alone',
@@ -116,18 +118,11 @@ module.exports = {
       from: { path: '^packages/client/' },
       to: { path: '^(src|generated|test|scripts|bench|lint)/' },
     },
-    {
-      name: 'mock-does-not-use-the-http-layer',
-      comment:
-        'The mock imitates the service from the contract: what both need of it (parameters, paths, bodies) lives in src/contract, not in the HTTP layer it imitates.',
-      severity: 'error',
-      from: { path: '^src/toolkit/mock/' },
-      to: { path: '^src/service/http/' },
-    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|dist|build|release|coverage)/|^test/designer/scenarios/' },
+    // node_modules is not followed, but kept: a rule can name a package imported.
+    exclude: { path: '^(dist|build|release|coverage)/|^test/designer/scenarios/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {

@@ -3,7 +3,8 @@ import { availableParallelism, cpus, platform, release, totalmem } from 'node:os
 import { LISTENING_SOCKETS } from '../src/service/http/listeners.js';
 import { tableLines } from '../src/shared/text-table.js';
 import { SMALL, type Step } from './lineup.js';
-import { checkTargets, CONNECTIONS, type TargetCheck } from './targets.js';
+import { largeContractRows, type LargeContractFigures } from './large-start.js';
+import { checkLargeTargets, checkTargets, CONNECTIONS, type TargetCheck } from './targets.js';
 import type { LoadResult } from './wrk.js';
 
 /** The median of some numbers (the mean of the middle two for an even count). */
@@ -35,6 +36,7 @@ export interface RunFigures {
   startTimes: number[];
   rssAfterLoadMiB: number;
   seedSeconds: number;
+  large: LargeContractFigures;
 }
 
 const number = (value: number, digits: number) =>
@@ -74,12 +76,15 @@ function reportOf(settings: BenchSettings, figures: RunFigures) {
     return { id, label: server.name, method, path, rounds: of(id), median: medians };
   });
   const startMs = median(figures.startTimes);
-  const targets = checkTargets({
-    ratio: (step, over) => median(of(step).map((r, i) => r.requestsPerSecond / of(over)[i]!.requestsPerSecond)),
-    p99Ms: (step) => measurements.find((m) => m.id === step)!.median.p99Ms,
-    startMs,
-    rssAfterLoadMiB: figures.rssAfterLoadMiB,
-  });
+  const targets = [
+    ...checkTargets({
+      ratio: (step, over) => median(of(step).map((r, i) => r.requestsPerSecond / of(over)[i]!.requestsPerSecond)),
+      p99Ms: (step) => measurements.find((m) => m.id === step)!.median.p99Ms,
+      startMs,
+      rssAfterLoadMiB: figures.rssAfterLoadMiB,
+    }),
+    ...checkLargeTargets(figures.large),
+  ];
   return {
     date: new Date().toISOString(),
     node: process.version,
@@ -90,8 +95,22 @@ function reportOf(settings: BenchSettings, figures: RunFigures) {
     measurements,
     releaseStartToFirst200Ms: { median: startMs, starts: figures.startTimes },
     rssAfterLoadMiB: figures.rssAfterLoadMiB,
+    largeContract: figures.large,
     targets,
   };
+}
+
+/** The targets as table rows: name, figure, goal, met or not. */
+export function targetRows(targets: readonly TargetCheck[]): string[][] {
+  return [
+    ['target', 'measured', 'goal', 'result'],
+    ...targets.map((t) => [
+      t.name,
+      withUnit(t.value, t.unit),
+      `${t.op} ${t.unit === '×' ? withUnit(t.limit, t.unit) : `${t.limit} ${t.unit}`}`,
+      t.met ? 'met' : 'not met',
+    ]),
+  ];
 }
 
 /** The report as the text `npm run bench` prints (the targets last) and as Markdown. */
@@ -108,15 +127,8 @@ function rendered(report: ReturnType<typeof reportOf>, output: string): { text: 
       number(m.maxMs, 1),
     ]),
   ];
-  const targets = [
-    ['target', 'measured', 'goal', 'result'],
-    ...report.targets.map((t) => [
-      t.name,
-      withUnit(t.value, t.unit),
-      `${t.op} ${t.unit === '×' ? withUnit(t.limit, t.unit) : `${t.limit} ${t.unit}`}`,
-      t.met ? 'met' : 'not met',
-    ]),
-  ];
+  const targets = targetRows(report.targets);
+  const large = largeContractRows(report.largeContract);
   const [measuredAlign, targetsAlign] = [
     ['left', 'left', 'right', 'right', 'right', 'right'],
     ['left', 'right', 'left', 'left'],
@@ -135,6 +147,8 @@ function rendered(report: ReturnType<typeof reportOf>, output: string): { text: 
     machine,
     `Seeding took ${report.seedSeconds.toFixed(1)} s. Results: ${output} and .md.`,
     '',
+    ...tableLines(large, { align: ['left', 'right'], headerRule: true }),
+    '',
     'targets',
     ...tableLines(targets, { indent: '  ', align: targetsAlign }),
   ];
@@ -144,6 +158,10 @@ function rendered(report: ReturnType<typeof reportOf>, output: string): { text: 
     `${report.date}. ${machine} ${notes}`,
     '',
     ...markdownTable(measured, measuredAlign),
+    '',
+    '## A large contract',
+    '',
+    ...markdownTable(large, ['left', 'right']),
     '',
     '## Targets',
     '',

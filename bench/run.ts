@@ -12,9 +12,11 @@ import { PACKAGE_ROOT } from '../src/shared/package-root.js';
 import type { ServerProcess } from '../scripts/support/server-process.js';
 import { checkSameAnimals, measurementPlan, release, SMALL, seedStores, startLineup } from './lineup.js';
 import { progress } from './progress.js';
-import { benchReport, type BenchSettings, type RunFigures } from './report.js';
+import { largeContractRows, LARGE_ASKED, measureLargeContract } from './large-start.js';
+import { benchReport, targetRows, type BenchSettings, type RunFigures } from './report.js';
 import { runRounds, startTimes } from './rounds.js';
-import { CONNECTIONS, RELEASE_STARTS } from './targets.js';
+import { checkLargeTargets, CONNECTIONS, RELEASE_STARTS } from './targets.js';
+import { tableLines } from '../src/shared/text-table.js';
 import { hasWrk } from './wrk.js';
 
 const HELP = `Usage: npm run bench [-- options]
@@ -36,7 +38,10 @@ interleaved rounds (the order rotates each round) and the table shows medians:
   filtered pages (status and cursor) from all over a store of 10,000 and of 1,000,000
   animals, 10,000 different ones in turn, so no cache answers them;
   then the full stack's resident memory after the load, and ${RELEASE_STARTS} starts of the release
-  (node release/server.js, as the Dockerfile runs it) to its first 200.
+  (node release/server.js, as the Dockerfile runs it) to its first 200;
+  and contract-kit on a synthetic contract of 650 operations (bench/large-contract.ts): start to
+  listening and to every validator compiled, the first request to each of ${LARGE_ASKED} operations
+  not asked before (p99), the same again, and its resident memory once ready.
 
 It ends with the targets (bench/targets.ts), each met or not. It runs on the Node.js that runs it
 (the table says which), seeds throw-away SQLite files (deleted at the end), takes about five
@@ -51,18 +56,23 @@ Options:
   --large N          Animals in the large store (default 1000000).
   --output FILE      Where to write the JSON (default docs/benchmark.json); the Markdown
                      goes beside it, FILE with .md for .json.
+  --only large-contract
+                     Measure the large contract alone (a minute or two, no wrk, no release),
+                     print its lines and targets, and write nothing.
   -h, --help         Show this help.
 `;
 
 /** The settings of this run, from its command line. */
-function readSettings(): BenchSettings {
+function readSettings(): BenchSettings & { only: 'large-contract' | undefined } {
   const { values } = parseCommandLine(HELP, {
     rounds: { type: 'string', default: '5' },
     duration: { type: 'string', default: '5' },
     large: { type: 'string', default: '1000000' },
     output: { type: 'string', default: 'docs/benchmark.json' },
+    only: { type: 'string' },
   });
-  if (!hasWrk()) failUsage(HELP, 'wrk is not installed: apt-get install wrk');
+  if (values.only !== undefined && values.only !== 'large-contract') failUsage(HELP, `--only takes large-contract, not "${values.only}"`);
+  if (values.only === undefined && !hasWrk()) failUsage(HELP, 'wrk is not installed: apt-get install wrk');
   const git = spawnSync('git', ['describe', '--always', '--dirty'], { cwd: PACKAGE_ROOT, encoding: 'utf8' });
   return {
     rounds: wholeNumberOption(HELP, 'rounds', values.rounds, 1),
@@ -70,6 +80,7 @@ function readSettings(): BenchSettings {
     large: wholeNumberOption(HELP, 'large', values.large, SMALL),
     output: resolve(PACKAGE_ROOT, values.output),
     commit: git.stdout?.trim() || 'unknown',
+    only: values.only,
   };
 }
 
@@ -83,11 +94,27 @@ async function measureAll(settings: BenchSettings, dir: string, servers: ServerP
   const rssAfterLoadMiB = lineup.full.rssMiB();
   const starts = await startTimes(release(stores.small), RELEASE_STARTS);
   progress('');
-  return { plan, results, startTimes: starts, rssAfterLoadMiB, seedSeconds: stores.seedSeconds };
+  const large = await measureLargeContract();
+  return { plan, results, startTimes: starts, rssAfterLoadMiB, seedSeconds: stores.seedSeconds, large };
+}
+
+/** `--only large-contract`: that line and its targets, printed. */
+async function largeContractOnly(): Promise<void> {
+  const figures = await measureLargeContract();
+  const lines = [
+    `npm run bench -- --only large-contract on Node.js ${process.version}`,
+    '',
+    ...tableLines(largeContractRows(figures), { align: ['left', 'right'], headerRule: true }),
+    '',
+    'targets',
+    ...tableLines(targetRows(checkLargeTargets(figures)), { indent: '  ', align: ['left', 'right', 'left', 'left'] }),
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 async function main(): Promise<void> {
   const settings = readSettings();
+  if (settings.only === 'large-contract') return largeContractOnly();
   progress('building the release (npm run release)');
   execFileSync('npm', ['run', '-s', 'release'], { cwd: PACKAGE_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
   const dir = mkdtempSync(join(tmpdir(), 'animal-store-bench-'));

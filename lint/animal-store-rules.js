@@ -10,7 +10,7 @@ import { tsImport } from 'tsx/esm/api';
 // What the property tests require of an operation's responses is TypeScript, shared with them.
 // Redocly imports this plugin with Node.js's own import(), which reads TypeScript unflagged only
 // from 22.18: tsx's tsImport loads the module on every Node.js the project supports (22.12 and later).
-const { REFUSALS, refusalsOf, undeclaredRefusal } = await tsImport('../src/contract/refusals.ts', import.meta.url);
+const { REFUSALS, refusalsOf, undeclaredRefusal } = await tsImport('./refusals.ts', import.meta.url);
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
@@ -67,7 +67,7 @@ function DeprecationHeadersOnlyWhenDeprecated() {
 /**
  * Every operation declares the refusals the service gives any operation of its kind (400; 401
  * when it needs a key; 415 when it takes a body), by their own status, as the property tests
- * require, in their words (src/contract/refusals.ts).
+ * require, in their words (lint/refusals.ts).
  */
 function OperationDeclaresRefusals() {
   let contractSecurity;

@@ -6,7 +6,7 @@ import { tsImport } from 'tsx/esm/api';
 
 // The checks of a response's consistency are TypeScript, shared with the mock (see animal-store-rules.js).
 const { exampleHeaders, namedExamples, operationInputs, responseProblems, unfitFields } = await tsImport(
-  '../src/contract/response-examples.ts',
+  './response-examples.ts',
   import.meta.url,
 );
 
@@ -14,7 +14,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 
 /**
  * Every example the mock can send agrees with itself and with its operation (the checks are in
- * src/contract/response-examples.ts): each example of each response of each operation, with the headers it
+ * lint/response-examples.ts): each example of each response of each operation, with the headers it
  * goes with, passes responseProblems; an example's `x-headers` name headers its response
  * declares; and an operation that declares 400 has a 400 example naming only inputs it has,
  * which is the one the mock answers `Prefer: code=400` with.

@@ -1,6 +1,6 @@
 /**
  * `npm run adversarial`: what hostile clients cost the service, measured on the compiled service
- * in its own process, on loopback only (the seven parts are in HELP).
+ * in its own process, and a server of contract-kit, on loopback only (the eight parts are in HELP).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -23,23 +23,16 @@ import {
   type LatencyFigures,
   type MemoryFigures,
 } from './hostile-clients.js';
-import {
-  connectionFloods,
-  connectionLines,
-  percentile,
-  redisStall,
-  stallLines,
-  verdict,
-  type ConnectionFloodFigures,
-  type RedisStallFigures,
-} from './flood-and-stall.js';
+import { connectionFloods, connectionLines, type ConnectionFloodFigures } from './connection-floods.js';
+import { percentile, redisStall, stallLines, verdict, type RedisStallFigures } from './redis-stall.js';
 import { bodyFloodLines, floodBodies, type BodyFloodFigures } from './body-flood.js';
+import { KIT_BODIES_HELP, kitBodyLines, measureKitBodies, type KitBodyFigures } from './kit-bodies.js';
 import { startServer, type ServerProcess } from './support/server-process.js';
 
 const HELP = `Usage: npm run adversarial [-- options]
 
 Measures what hostile clients cost the Animal Store (the compiled service, npm run serve, on a
-throw-away SQLite file, TRUST_PROXY=true), on loopback only:
+throw-away SQLite file, TRUST_PROXY=loopback), on loopback only:
 
   1. CPU time per request of the service for the nastiest request bodies up to 16 KiB (16 KiB
      names ending in an unpaired surrogate or a control character, deep nesting, thousands of
@@ -48,12 +41,14 @@ throw-away SQLite file, TRUST_PROXY=true), on loopback only:
      those bodies as fast as it is answered;                          target: under 50 ms
   3. resident memory of the service after requests from distinct client addresses (one
      X-Forwarded-For /64 each, driven by wrk), next to its idle figure; target: under 64 MiB more
-  4. p99 latency and failures of a polite client (GET /v1/pets, 20 a second, each on a new
-     connection) while idle connections from many loopback addresses (127.2.x.y), opened again
-     a second after the service closes one, flood it;       target: p99 under 50 ms, no failure
-  5. the same polite client, from an address holding no connection, while one idle connection
-     from each of more loopback addresses than MAX_CONNECTIONS (10,000) fills the service's
-     connections, each opened again a second after it is closed;  target: every request served
+  4. p99 latency and failures of three polite clients (GET /v1/pets, 20 a second each, from an
+     address of its own: one on a new connection each time, one on one kept-alive connection,
+     one on its kept-alive connection and a new one in turn) while idle connections from many
+     loopback addresses (127.2.x.y), opened again a second after the service closes one, flood
+     it;                                                    target: p99 under 50 ms, no failure
+  5. the same polite clients while one idle connection from each of more loopback addresses
+     than MAX_CONNECTIONS (10,000) fills the service's connections, each opened again a second
+     after it is closed;                                    target: p99 under 50 ms, no failure
   6. with Redis: two instances share limits through a proxy to Redis that keeps their
      connections open but passes nothing for a while, then passes traffic again; seconds from
      Redis answering until the instances share limits again;            target: under 10 s
@@ -62,6 +57,7 @@ throw-away SQLite file, TRUST_PROXY=true), on loopback only:
      second, on one kept-alive connection); MiB sent per upload before the service closed it
      (the 16 KiB limit and what the sockets buffer);     target: under 16 MiB, polite p99 under
      50 ms and no failure
+${KIT_BODIES_HELP}
 
 Options:
   --batch N          Requests per body kind for the CPU figure (default 200).
@@ -80,12 +76,8 @@ Options:
   -h, --help         Show this help.
 `;
 
-/** The keys of the run: two that no limit stops, and the attacker's Free one. */
-interface RunKeys {
-  wide: string;
-  polite: string;
-  attacker: string;
-}
+/** The keys of the run: two that no limit stops (wide, polite), and the attacker's Free one. */
+type RunKeys = Record<'wide' | 'polite' | 'attacker', string>;
 
 const log = (text: string) => process.stderr.write(`${text}\n`);
 
@@ -153,7 +145,7 @@ function startService(databasePath: string, env: Record<string, string> = {}, na
       ...serve.env,
       DATABASE_PATH: databasePath,
       NODE_ENV: 'production',
-      TRUST_PROXY: 'true',
+      TRUST_PROXY: 'loopback',
       LOG_LEVEL: 'warn',
       REDIS_URL: '',
       DATABASE_URL: '',
@@ -174,10 +166,11 @@ interface Figures {
   spread: ConnectionFloodFigures;
   stall: RedisStallFigures | null;
   bodies: BodyFloodFigures;
+  kitBodies: KitBodyFigures;
 }
 
 /** What `npm run adversarial` prints. */
-function report({ cpuRows, latency, seconds, memory, flood, connections, spread, stall, bodies }: Figures): string {
+function report({ cpuRows, latency, seconds, memory, flood, connections, spread, stall, bodies, kitBodies }: Figures): string {
   const worstCpu = Math.max(...cpuRows.map((r) => r.cpuMsPerRequest));
   const { latencies, attackerStatuses } = latency;
   const p99 = percentile(latencies, 99);
@@ -198,13 +191,15 @@ function report({ cpuRows, latency, seconds, memory, flood, connections, spread,
     '',
     `3. resident memory: idle ${memory.idle.toFixed(0)} MiB; after ${flood.sent.toLocaleString('en-US')} requests from distinct addresses in ${flood.seconds.toFixed(0)} s: ${memory.after.toFixed(0)} MiB (+${grown.toFixed(0)} MiB; target: under 64 MiB more) ${verdict(grown < 64)}; 10 s later: ${memory.settled.toFixed(0)} MiB`,
     '',
-    ...connectionLines('4. connection flood', connections, true),
+    ...connectionLines('4. connection flood', connections),
     '',
-    ...connectionLines('5. connections from many addresses', spread, false),
+    ...connectionLines('5. connections from many addresses', spread),
     '',
     ...stallLines(stall),
     '',
     ...bodyFloodLines(bodies),
+    '',
+    ...kitBodyLines(kitBodies),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -220,18 +215,19 @@ async function main(): Promise<void> {
     const databasePath = join(dir, 'store.db');
     const keys = await issueKeys(databasePath);
     server = await startService(databasePath);
-    log(`1/7 CPU time per request: ${batch} requests per body kind`);
+    log(`1/8 CPU time per request: ${batch} requests per body kind`);
     const cpuRows = await measureCpu(server, keys.wide, batch);
-    log(`2/7 latency of a polite client for ${seconds} s while a Free key sends hostile bodies`);
+    log(`2/8 latency of a polite client for ${seconds} s while a Free key sends hostile bodies`);
     const latency = await measureLatency(server, keys, seconds);
-    log(`3/7 ${addresses.toLocaleString('en-US')} distinct client addresses through X-Forwarded-For (wrk)`);
+    log(`3/8 ${addresses.toLocaleString('en-US')} distinct client addresses through X-Forwarded-For (wrk)`);
     const { memory, flood } = await measureMemory(server, addresses, dir);
     const { connections, spread } = await connectionFloods(server, keys.polite, options, log);
-    log(options.redisUrl ? `6/7 two instances on Redis, which stalls for ${options.stallSeconds} s` : '6/7 skipped: no Redis');
+    log(options.redisUrl ? `6/8 two instances on Redis, which stalls for ${options.stallSeconds} s` : '6/8 skipped: no Redis');
     const stall = await redisStall(options.redisUrl, options.stallSeconds, (name, env) => startService(join(dir, `${name}.db`), env, name));
-    log(`7/7 ${options.uploaders} uploaders of endless chunked bodies, and a polite client for ${seconds} s`);
+    log(`7/8 ${options.uploaders} uploaders of endless chunked bodies, and a polite client for ${seconds} s`);
     const bodies = await floodBodies(server, { uploadKey: keys.wide, politeKey: keys.polite }, { uploaders: options.uploaders, seconds });
-    process.stdout.write(report({ cpuRows, latency, seconds, memory, flood, connections, spread, stall, bodies }));
+    const kitBodies = await measureKitBodies(Math.max(10, Math.round(batch / 10)), log);
+    process.stdout.write(report({ cpuRows, latency, seconds, memory, flood, connections, spread, stall, bodies, kitBodies }));
   } finally {
     await server?.stop();
     closeConnections();

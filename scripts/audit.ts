@@ -1,7 +1,7 @@
 /** `npm run audit:prod`: fails on a high or critical advisory in what the service ships. */
 import { spawnSync } from 'node:child_process';
 import { parseCommandLine } from '../src/shared/command-line.js';
-import { readAuditReport, type Severity } from '../src/toolkit/audit/audit-report.js';
+import { readAuditReport, type Severity } from './support/audit-report.js';
 
 const HELP = `Usage: npm run audit:prod [-- --level LEVEL]
 

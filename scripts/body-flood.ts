@@ -4,7 +4,7 @@
  */
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import { percentile, verdict } from './flood-and-stall.js';
+import { percentile, verdict } from './redis-stall.js';
 import type { ServerProcess } from './support/server-process.js';
 
 /** What the uploaders sent and the polite client met. */

@@ -5,7 +5,7 @@
 // or half written. When tsc fails, OUTDIR is left as it was. `npm run build` uses it for dist/
 // and for the client package's dist/.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, renameSync, rmSync, rmdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, rmdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 
@@ -52,6 +52,8 @@ if (compiled.status !== 0) {
 }
 const fresh = new Set(filesUnder(staging));
 for (const file of fresh) {
+  // A script that starts with #! is a package's command (its bin): executable, as npm made it when it linked it.
+  if (file.endsWith('.js') && readFileSync(join(staging, file), 'utf8').startsWith('#!')) chmodSync(join(staging, file), 0o755);
   mkdirSync(dirname(join(outDir, file)), { recursive: true });
   renameSync(join(staging, file), join(outDir, file));
 }

@@ -1,7 +1,7 @@
 /**
  * The clients of `npm run adversarial` and what each measures of the service: hostile bodies and
  * the CPU they cost, a polite client's latency beside them, a flood of client addresses (the
- * flood of idle connections and the Redis stall are in flood-and-stall.ts).
+ * floods of idle connections are in connection-floods.ts, the Redis stall in redis-stall.ts).
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -31,13 +31,13 @@ function hostileBodies(): { name: string; body: string }[] {
 }
 
 /** User plus system CPU time of a process so far, in milliseconds (Linux /proc). */
-function cpuMs(pid: number): number {
+export function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
 }
 
 /** One request on a kept-alive connection; resolves with its status and milliseconds. */
-function send(
+export function send(
   origin: string,
   method: string,
   path: string,

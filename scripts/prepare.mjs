@@ -1,8 +1,6 @@
 // npm's prepare (after npm ci / npm install): builds the client, the service and the docs. In a
 // production install (npm ci --omit=dev) the tools that build are absent: it says so and builds
 // nothing, rather than failing the install; run a release there (npm run release, elsewhere).
-// TypeScript alone does not say which install this is: contract-kit's code generation brings it
-// (a peer of openapi-typescript) into a production install too, without the @types the build needs.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 

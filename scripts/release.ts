@@ -109,7 +109,7 @@ function copyContractAndDocs(out: string): void {
   mkdirSync(join(out, 'scripts'), { recursive: true });
   cpSync(join(PACKAGE_ROOT, 'scripts', 'check-node.cjs'), join(out, 'scripts', 'check-node.cjs'));
   mkdirSync(join(out, 'build', 'docs'), { recursive: true });
-  cpSync(join(PACKAGE_ROOT, 'build', 'openapi.json'), join(out, 'build', 'openapi.json'), { preserveTimestamps: true });
+  for (const file of ['openapi.json', 'openapi.json.sha256']) cpSync(join(PACKAGE_ROOT, 'build', file), join(out, 'build', file));
   // The released contracts of earlier majors, served beside openapi.yaml, and their parsed copies.
   for (const { path } of releasedContracts()) {
     const inPackage = relative(PACKAGE_ROOT, path);
@@ -117,7 +117,7 @@ function copyContractAndDocs(out: string): void {
     cpSync(path, join(out, inPackage), { preserveTimestamps: true });
     const parsed = relative(PACKAGE_ROOT, cachePathOf(path)!);
     mkdirSync(dirname(join(out, parsed)), { recursive: true });
-    cpSync(join(PACKAGE_ROOT, parsed), join(out, parsed), { preserveTimestamps: true });
+    for (const file of [parsed, `${parsed}.sha256`]) cpSync(join(PACKAGE_ROOT, file), join(out, file), { preserveTimestamps: true });
   }
   // Newer than the contract, so it is served as it is (there is no Redocly to render it again);
   // its compressed copies after it, so that they are not older than the page.

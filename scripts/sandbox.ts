@@ -11,10 +11,11 @@ import { issueKey } from '../src/service/keys/issue-key.js';
 import { RateLimiter } from '../src/service/limits/limiter.js';
 import { memoryCounters } from '../src/service/limits/memory-counters.js';
 import { PLANS, type Limits, type Plan } from '../src/service/limits/plans.js';
-import { animalsFromExamples } from '../src/toolkit/sandbox/seed.js';
+import { animalsFromExamples } from './support/sandbox-seed.js';
 import { LOCAL_ORIGINS } from '../src/service/allowed-origins.js';
 import { serviceLog } from '../src/service/service-log.js';
 import { startService, stopOnSignals } from '../src/service/start-service.js';
+import { basePathsOf } from 'contract-kit';
 import { loadSpec } from '../src/contract/load-spec.js';
 import { SqliteStore } from '../src/service/store/sqlite/sqlite-store.js';
 
@@ -70,7 +71,8 @@ async function main(): Promise<void> {
   // Before it says where it is: whoever reads that may stop it at once. SIGHUP too: the terminal
   // it runs in may close. Its store goes with it, whatever stops it.
   stopOnSignals(service, { signals: ['SIGTERM', 'SIGINT', 'SIGHUP'], exit: log.exit });
-  const base = `${service.origin}/v1`;
+  // Under the contract's first server path (/v1), as the service serves it.
+  const base = `${service.origin}${basePathsOf(loadSpec())[0]}`;
   process.stdout.write(
     `Animal Store sandbox at ${base}\n` +
       `Throw-away SQLite store in ${dir}, deleted on exit; seeded with ${animals.length} animals from the contract's examples.\n\n` +
@@ -83,7 +85,7 @@ async function main(): Promise<void> {
         { indent: '  ' },
       ).join('\n') +
       `\n\nTry:\n  curl -H 'Authorization: Bearer ${keys[0]![1]}' ${base}/pets\n` +
-      `Docs: ${base.replace(/\/v1$/, '')}/docs    Press Ctrl+C to stop.\n`,
+      `Docs: ${service.origin}/docs    Press Ctrl+C to stop.\n`,
   );
 }
 

@@ -3,10 +3,11 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * What the proxy does with connections: pass them on; refuse them (cutting open ones, as a
- * crash would); accept new ones and never answer (cutting open ones); or keep open connections
- * but stop answering on them, as a server that hangs does.
+ * crash would); accept new ones and never answer (cutting open ones); keep open connections
+ * but stop answering on them, as a server that hangs does; or pass on what clients send but
+ * none of the answers, so the server does what it is asked and the client never hears of it.
  */
-export type ProxyMode = 'forward' | 'refuse' | 'blackhole' | 'stall';
+export type ProxyMode = 'forward' | 'refuse' | 'blackhole' | 'stall' | 'mute';
 
 /**
  * A TCP proxy on loopback in front of a real PostgreSQL or Redis, to take the dependency
@@ -30,7 +31,8 @@ export async function startTcpProxy(targetHost: string, targetPort: number) {
     const pair: [Socket, Socket] = [client, upstream];
     pairs.add(pair);
     client.pipe(upstream);
-    upstream.pipe(client);
+    if (mode === 'mute') upstream.resume();
+    else upstream.pipe(client);
     upstream.on('close', () => {
       pairs.delete(pair);
       client.destroy();
@@ -45,9 +47,9 @@ export async function startTcpProxy(targetHost: string, targetPort: number) {
     setMode(next: ProxyMode) {
       mode = next;
       if (next === 'refuse' || next === 'blackhole') for (const s of sockets) s.destroy();
-      if (next === 'stall') {
+      if (next === 'stall' || next === 'mute') {
         for (const [client, upstream] of pairs) {
-          client.unpipe(upstream);
+          if (next === 'stall') client.unpipe(upstream);
           upstream.unpipe(client);
           client.resume();
           upstream.resume();

@@ -1,68 +1,58 @@
-import { mkdirSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import { SPEC_PATH } from './load-spec.js';
-import { hasRedocly, runRedocly } from './redocly.js';
 
-/** Where `npm run docs` writes the page, and where the server looks for it. */
-export const DOCS_PATH = join(dirname(SPEC_PATH), 'build', 'docs', 'index.html');
+const ROOT = dirname(SPEC_PATH);
 
-/** The page around Redoc: its Content-Security-Policy keeps every request on the machine. */
-const PAGE_TEMPLATE = join(dirname(SPEC_PATH), 'src', 'contract', 'reference-page.hbs');
+/** Where `npm run docs` (contract-kit docs) writes the page, and where the server looks for it. */
+export const DOCS_PATH = join(ROOT, 'build', 'docs', 'index.html');
 
-/** Whether this installation can render the docs (Redocly is a development dependency). */
-export const canBuildDocs = hasRedocly;
-
-/** The compressed copies written beside the page, by the encoding a client asks for them in. */
+/** The compressed copies `npm run docs` writes beside the page (its --compress), by the encoding a client asks for them in. */
 export const COMPRESSED_SUFFIX = { br: '.br', gzip: '.gz' } as const;
+
+/** contract-kit's command line, from its sources: its docs section of contract-kit.config.ts gives the template. */
+const KIT_MAIN = join(ROOT, 'packages', 'contract-kit', 'src', 'cli', 'main.ts');
+
+/** tsx's loader, to run the kit's sources; absent from a production install, as Redocly is. */
+function tsxLoader(): string | undefined {
+  try {
+    return import.meta.resolve('tsx');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether this installation can render the docs: Redocly and tsx are development dependencies. */
+export function canBuildDocs(): boolean {
+  return existsSync(join(ROOT, 'node_modules', '@redocly', 'cli', 'package.json')) && existsSync(KIT_MAIN) && tsxLoader() !== undefined;
+}
 
 const brotliAsync = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
 
 /**
  * `body` compressed, on libuv's thread pool (never on the event loop: brotli takes a second or
- * more on the 2.6 MB page). `best` for what is compressed once, ahead of time (quality 11 takes
- * seconds); else brotli's quality 9.
+ * more on the 2.6 MB page), at brotli's quality 9: for what the service compresses as it serves.
  */
-export function compress(body: Buffer, encoding: keyof typeof COMPRESSED_SUFFIX, best = false): Promise<Buffer> {
-  const quality = best ? zlib.BROTLI_MAX_QUALITY : 9;
+export function compress(body: Buffer, encoding: keyof typeof COMPRESSED_SUFFIX): Promise<Buffer> {
   return encoding === 'br'
-    ? brotliAsync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: quality, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length } })
+    ? brotliAsync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 9, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length } })
     : gzipAsync(body, { level: zlib.Z_BEST_COMPRESSION });
 }
 
-/**
- * Renders the contract with Redocly into one HTML file with Redoc's scripts inlined, so it
- * works offline, and writes it compressed beside it (`index.html.br`, `index.html.gz`), so that
- * the server sends those as they are. `onOutput` receives Redocly's lines, without its boxed
- * notices about its own releases.
- */
-export async function buildDocs(
-  output: string = DOCS_PATH,
-  onOutput: (line: string, stream: 'out' | 'err') => void = () => {},
-): Promise<void> {
-  mkdirSync(dirname(output), { recursive: true });
-  const run = await runRedocly(
-    [
-      'build-docs',
-      SPEC_PATH,
-      '--inlineBundle',
-      '--template',
-      PAGE_TEMPLATE,
-      '--output',
-      output,
-      '--config',
-      join(dirname(SPEC_PATH), 'redocly.yaml'),
-    ],
-    { onLine: onOutput },
-  );
-  if (run.code !== 0) throw new Error(`redocly build-docs failed (exit ${run.code}):\n${run.stderr}`);
-  const html = await readFile(output);
-  await Promise.all(
-    (['br', 'gzip'] as const).map(async (encoding) =>
-      writeFile(`${output}${COMPRESSED_SUFFIX[encoding]}`, await compress(html, encoding, true)),
-    ),
-  );
+/** Renders the page into `output` as `npm run docs` does (contract-kit docs, its compressed copies beside it). */
+export function buildDocs(output: string = DOCS_PATH): Promise<void> {
+  const loader = tsxLoader();
+  if (loader === undefined) return Promise.reject(new Error('tsx is not installed (a development dependency); run npm run docs'));
+  const args = ['--import', loader, KIT_MAIN, 'docs', '--spec', SPEC_PATH, '--output', output];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`contract-kit docs failed (exit ${code}):\n${stderr}`))));
+  });
 }

@@ -1,6 +1,6 @@
-import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { majorOf } from 'contract-kit';
+import { releasedContracts as releasedIn } from 'contract-kit/breaking';
 import { loadSpec, SPEC_PATH, type OpenApiDocument } from './load-spec.js';
 
 /**
@@ -8,17 +8,14 @@ import { loadSpec, SPEC_PATH, type OpenApiDocument } from './load-spec.js';
  * (`contracts/released/1.x.yaml`, `2.x.yaml`): files committed with the repository, so that every
  * clone has them (CI's too, where tags may not be fetched and HEAD is the commit under test).
  */
-export const RELEASED_DIR = join('contracts', 'released');
-const RELEASED_FILE = /^(\d+)\.x\.yaml$/;
+const RELEASED_DIR = join('contracts', 'released');
 
-/** The released contracts recorded beside `specPath`, by major, lowest first. */
+/**
+ * The released contracts recorded beside `specPath`, by major, lowest first: contract-kit's
+ * (`npm run check:breaking` compares with them, `-- --record` writes them).
+ */
 export function releasedContracts(specPath: string = SPEC_PATH): { major: number; path: string }[] {
-  const dir = join(dirname(specPath), RELEASED_DIR);
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .map((name) => ({ major: Number(RELEASED_FILE.exec(name)?.[1]), path: join(dir, name) }))
-    .filter((released) => Number.isInteger(released.major))
-    .sort((a, b) => a.major - b.major);
+  return releasedIn(join(dirname(specPath), RELEASED_DIR));
 }
 
 /** A released contract of a major version before openapi.yaml's, served beside it. */
@@ -48,4 +45,18 @@ export function previousVersions(specPath: string = SPEC_PATH, current: OpenApiD
         throw new Error(`${label} holds info.version ${doc.info.version}, not a ${major}.x version: record each major in its own file`);
       return { label, major, doc };
     });
+}
+
+/** A date of a contract's `info` (`x-sunset`, `x-deprecated-at`), as written, or null. */
+const infoDate = (doc: OpenApiDocument, key: string) => (typeof doc.info[key] === 'string' ? doc.info[key] : null);
+
+/**
+ * How the start banner tells an earlier major's end: `, until 2031-06-30` while its sunset
+ * (`info.x-sunset`) is ahead, what it answers once the sunset has passed, '' without one.
+ */
+export function sunsetNote(doc: OpenApiDocument, now: number): string {
+  const sunset = infoDate(doc, 'x-sunset');
+  if (sunset === null) return '';
+  if (now < Date.parse(sunset)) return `, until ${sunset}`;
+  return `, past its sunset on ${sunset}: every operation answers 410 Gone; delete the file to stop serving it`;
 }

@@ -4,22 +4,19 @@ import './legacy-url-parse.js';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { basePathsOf } from 'contract-kit';
-import { loadSpec, resolveRef, type OpenApiDocument } from '../contract/load-spec.js';
-import { previousVersions, type PreviousVersion } from '../contract/released-contracts.js';
-import { listOperations } from '../contract/operations.js';
+import { previousVersions } from '../contract/released-contracts.js';
 import { invokedAs } from '../shared/command-line.js';
 import { PACKAGE_ROOT } from '../shared/package-root.js';
 import { systemClock } from './clock.js';
 import { ConfigError } from './config/config-error.js';
 import { anonymousLimitsOf, banPolicyOf, corsOriginsOf, httpTimeoutsOf, loadConfig, publicLimitsOf } from './config/load-config.js';
 import { describeSettings, type Config } from './config/settings.js';
-import { issueKey } from './keys/issue-key.js';
-import { keyPrefix } from './keys/key-format.js';
+import { newKey } from './keys/issue-key.js';
 import { RateLimiter } from './limits/limiter.js';
 import { NO_METRICS } from './metrics/service-metrics.js';
 import { openLimitCounters } from './open-limit-counters.js';
 import { retryAtStart, StartupError } from './retry-at-start.js';
+import { announce, type DevelopmentKey } from './banner.js';
 import { startService, stopOnSignals } from './start-service.js';
 import { IDEMPOTENCY_TIMING } from './store/idempotency.js';
 import { describeStore, openStore } from './open-store.js';
@@ -43,6 +40,10 @@ ${describeSettings().replaceAll(`${PACKAGE_ROOT}/`, '')}
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
 async function main(): Promise<void> {
+  // A reader of stdout or stderr that goes away (`npm start | head -1`) must not end the service:
+  // the banner's writes say whether they were taken, and the log has a stream of its own.
+  process.stdout.on('error', () => {});
+  process.stderr.on('error', () => {});
   if (process.argv.includes('--help') || process.argv.includes('-h')) {
     process.stdout.write(HELP);
     return;
@@ -59,7 +60,7 @@ async function main(): Promise<void> {
     await store.close();
     throw error;
   });
-  const developmentKey = await issueDevelopmentKey(config, store);
+  const developmentKey = await developmentKeyFor(config, store);
   const purge = forgetExpiredIdempotencyKeys(store, logger);
   let metricsServer: Server | null = null;
   // Read once: served by the app, named by the banner.
@@ -96,7 +97,7 @@ async function main(): Promise<void> {
   });
   process.off('SIGTERM', stopWhileStarting);
   process.off('SIGINT', stopWhileStarting);
-  announce(config, logger, service.port, developmentKey, earlierVersions);
+  await announce(config, logger, service.port, { key: developmentKey, keys: store }, earlierVersions);
 }
 
 /**
@@ -129,11 +130,13 @@ function openStoreAtStart(config: Config, logger: Logger): Promise<Store> {
   );
 }
 
-/** A key to try the service with, in development on an embedded store without keys; a scale-out deployment never prints one. */
-async function issueDevelopmentKey(config: Config, store: Store): Promise<string | null> {
+/**
+ * A key to try the service with, in development on an embedded store without keys, stored once
+ * the banner has shown it (see announce); a scale-out deployment never prints one.
+ */
+async function developmentKeyFor(config: Config, store: Store): Promise<DevelopmentKey | null> {
   if (config.nodeEnv !== 'development' || store.engine !== 'sqlite' || (await store.listKeys()).length > 0) return null;
-  const issued = await issueKey(store, { name: 'development', plan: 'pro', environment: config.environment }, new Date());
-  return issued.key;
+  return newKey({ name: 'development', plan: 'pro', environment: config.environment }, new Date());
 }
 
 /** Forgets Idempotency-Key records past their retention, every hour, for as long as the process runs. */
@@ -156,59 +159,6 @@ async function serveMetrics(registry: Registry, port: number, host: string, logg
   });
   logger.info({ metricsPort: port, metricsHost: host }, 'metrics at /metrics');
   return server;
-}
-
-/** Says where the service listens: one log line; for people (not production) a banner, and the development key once. */
-function announce(config: Config, logger: Logger, port: number, developmentKey: string | null, earlierVersions: PreviousVersion[]): void {
-  const where = describeStore(config);
-  const limits = config.redisUrl ? `limits in Redis (${config.redisKeyPrefix})` : 'limits in memory';
-  logger.info({ port, store: where, limits, environment: config.environment }, 'listening');
-  // Production writes JSON lines only (the line above says it all); people get a banner.
-  if (config.nodeEnv === 'production') return;
-  const doc = loadSpec();
-  // Where the contracts' servers put their operations (/v1), as the app serves them.
-  const baseOf = (contract: OpenApiDocument) => `http://localhost:${port}${basePathsOf(contract)[0] ?? ''}`;
-  const base = baseOf(doc);
-  // The keys' environment is not the process's mode: `npm start` is development serving production keys.
-  const server = doc.servers?.find((s) => s.description?.toLowerCase() === config.environment);
-  process.stdout.write(
-    `${doc.info.title} ${doc.info.version} at ${base} (NODE_ENV=${config.nodeEnv})\n` +
-      earlierVersions
-        .map(({ label, doc: old }) => {
-          const sunset = typeof old.info['x-sunset'] === 'string' ? `, until ${old.info['x-sunset']}` : '';
-          return `  and ${old.info.version} at ${baseOf(old)} (${label}${sunset})\n`;
-        })
-        .join('') +
-      `  takes ${config.environment} keys only (${keyPrefix(config.environment)}…, ANIMAL_STORE_ENV)${server ? `: the keys of ${server.url}` : ''}\n` +
-      `  ${where}, ${limits}\n`,
-  );
-  if (!developmentKey) return;
-  const auth = `-H 'Authorization: Bearer ${developmentKey}'`;
-  process.stdout.write(
-    `\nCreated a development key (Pro plan). It is shown once; keep it:\n  ${developmentKey}\n\n` +
-      tryLines(doc, auth, base) +
-      `More keys: ${invokedAs('npm run keys --').replace('server.js', 'keys.js')} create --plan free --name NAME\n\n`,
-  );
-}
-
-/**
- * Requests to try the service with, from the contract: its first GET without path parameters,
- * and its first POST without them whose JSON body has an example, sent with that example.
- */
-function tryLines(doc: ReturnType<typeof loadSpec>, auth: string, base: string): string {
-  const operations = listOperations(doc).filter((op) => !op.path.includes('{'));
-  const get = operations.find((op) => op.method === 'get');
-  const post = operations.find((op) => op.method === 'post');
-  type Body = { content?: Record<string, { examples?: Record<string, unknown> }> } | undefined;
-  const body = resolveRef<Body>(doc, post && (doc.paths[post.path]!.post as { requestBody?: unknown }).requestBody);
-  const [example] = Object.values(body?.content?.['application/json']?.examples ?? {}).map((e) => resolveRef<{ value?: unknown }>(doc, e));
-  const lines = [
-    ...(get ? [`  curl ${auth} ${base}${get.path}`] : []),
-    ...(post && example?.value !== undefined
-      ? [`  curl ${auth} -H 'Content-Type: application/json' -d '${JSON.stringify(example.value)}' ${base}${post.path}`]
-      : []),
-  ];
-  return lines.length === 0 ? '' : `Try:\n${lines.join('\n')}\n`;
 }
 
 /** The log, once the configuration is read; the process ends through it, so that its end cannot hang on stdout. */

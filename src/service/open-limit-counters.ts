@@ -19,7 +19,8 @@ const FALLBACK_LOG_INTERVAL_MS = 10_000;
 /**
  * The counters of the rate limiter: in this instance's memory, or in Redis with REDIS_URL, once
  * Redis answers (waited for up to STARTUP_TIMEOUT_MS). A Redis that fails later is counted in
- * `metrics` and logged; this instance then counts in memory until Redis is back.
+ * `metrics` and logged; this instance then counts in memory until Redis is back, and adds those
+ * counts to Redis then (logged with the number of keys).
  */
 export async function openLimitCounters(
   config: Pick<Config, 'limiterMaxEntries' | 'redisUrl' | 'redisTimeoutMs' | 'redisKeyPrefix' | 'startupTimeoutMs'>,
@@ -61,6 +62,7 @@ export async function openLimitCounters(
       }
     },
     config.limiterMaxEntries,
+    (keys) => logger.info({ keys }, 'added to Redis what this instance counted in memory while Redis failed'),
   );
   return { counters, redis };
 }

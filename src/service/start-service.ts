@@ -32,6 +32,8 @@ export interface RunningService {
   port: number;
   /** `http://HOST:PORT`, with `localhost` for a wildcard or loopback host. */
   origin: string;
+  /** Resolves once every operation's validator is compiled, in the background after listening: `/readyz` answers 503 until then. */
+  ready: Promise<void>;
   /**
    * Stops gracefully. First it lingers (shutdownLingerMs, or until no connection is open): it
    * goes on answering, on open connections and new ones, so that requests already sent on a
@@ -75,7 +77,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...dependencies
   } = options;
   let stopping = false;
-  const http = createHttpServer(createApp({ ...dependencies, stopping: () => stopping }), {
+  const { app, ready } = createApp({ ...dependencies, stopping: () => stopping });
+  const http = createHttpServer(app, {
     timeouts: { ...HTTP_TIMEOUTS, ...timeouts },
     connections: { ...CONNECTION_LIMITS, ...connections },
     rateLimitHeadersFor: anonymousRateLimitHeaders(dependencies),
@@ -93,7 +96,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       for (const close of alsoClose) await close();
     },
   });
-  return { server, port: listening.port, origin: `http://${shownHost}:${listening.port}`, stop };
+  return { server, port: listening.port, origin: `http://${shownHost}:${listening.port}`, ready, stop };
 }
 
 /** How often a lingering stop looks whether any connection is still open. */

@@ -1,3 +1,4 @@
+import { basename, relative } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { parseWholeNumber, PORT_RANGE } from './whole-number.js';
 
@@ -63,11 +64,13 @@ export function failUsage(help: string, message: string): never {
 }
 
 /**
- * How the user ran this command, for usage lines and hints: `node server.js` or `node keys.js`
- * from the release (npm run release bundles the entry points under those names), else the npm
- * script given, such as `npm run keys --`.
+ * How the user runs this command, for usage lines and hints: from the release (npm run release
+ * bundles the entry points as server.js and keys.js), `node` and the entry's path from where the
+ * command was started (`node keys.js` in the release's folder, `node release/keys.js` from the
+ * repository); else the npm script given, such as `npm run keys --`.
  */
-export function invokedAs(npmScript: string, script: string | undefined = process.argv[1]): string {
-  const file = script?.split(/[\\/]/).pop() ?? '';
-  return file === 'server.js' || file === 'keys.js' ? `node ${file}` : npmScript;
+export function invokedAs(npmScript: string, script: string | undefined = process.argv[1], cwd: string = process.cwd()): string {
+  if (script === undefined || !['server.js', 'keys.js'].includes(basename(script))) return npmScript;
+  const path = relative(cwd, script);
+  return `node ${/^[\w./-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`}`;
 }

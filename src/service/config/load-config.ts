@@ -32,6 +32,13 @@ function inconsistencies(config: Config): string[] {
   if (config.metricsPort !== null && config.metricsPort === config.port) {
     problems.push("METRICS_PORT must not be the API's PORT: metrics are not for the API's clients");
   }
+  if (config.trustProxy === true && config.nodeEnv === 'production') {
+    problems.push(
+      'TRUST_PROXY=true must not be used with NODE_ENV=production: it believes every X-Forwarded-For entry, so a client sends any ' +
+        'address it likes as its own (escaping its limits, or getting another address banned). Set the number of proxies in front ' +
+        'of the service (TRUST_PROXY=1 for one load balancer) or their addresses or subnets (TRUST_PROXY=10.0.0.0/8, or loopback)',
+    );
+  }
   if (config.headersTimeoutMs > config.requestTimeoutMs) {
     problems.push('HEADERS_TIMEOUT_MS must not be larger than REQUEST_TIMEOUT_MS: the headers are part of the request');
   }

@@ -108,7 +108,10 @@ export const SETTINGS = {
   }),
   trustProxy: setting({
     variable: 'TRUST_PROXY',
-    doc: 'Express "trust proxy": false, true, a hop count, or addresses/subnets (comma-separated) of trusted proxies.',
+    doc:
+      'Which proxies in front of the service to believe about the client address (X-Forwarded-For), as Express\'s "trust proxy" takes it: ' +
+      "false, a hop count (1 for one load balancer), or the proxies' addresses/subnets, comma-separated (10.0.0.0/8, loopback). " +
+      'true believes every hop, so a client writes its own address into the header: refused with NODE_ENV=production.',
     default: false,
     parse: trustProxy,
   }),
@@ -132,7 +135,7 @@ export const SETTINGS = {
   }),
   limiterMaxEntries: setting({
     variable: 'LIMITER_MAX_ENTRIES',
-    doc: "Without Redis, and with it while Redis fails: windows of client addresses kept in memory per counter (minute, day, refusals, bans; API keys' are never evicted), rounded up to a power of two, in a table allocated at start (24 bytes a window); a new address whose slots are all taken pushes out the window that expires first.",
+    doc: "Without Redis, and with it while Redis fails: windows of client addresses kept in memory per counter (minute, day, refusals, bans; API keys' are never evicted), rounded up to a power of two, in a table allocated at start (24 bytes a window); a new address whose slots are all taken pushes out the window that expires first. With Redis, as many again, in all, of what those windows counted while Redis failed wait to be added to Redis when it is back (the oldest dropped first).",
     default: MEMORY_COUNTER_MAX_ENTRIES,
     parse: wholeNumber(1000, 100_000_000),
   }),
@@ -208,7 +211,7 @@ export const SETTINGS = {
   }),
   maxConnections: setting({
     variable: 'MAX_CONNECTIONS',
-    doc: "Connections held at once, in all; a new one beyond it takes the place of the connection idle longest (no request in progress), and is closed at once only when every connection has a request in progress, or when its address holds its share already (the mean) and that connection is another address's. Keep it below the open-file limit (ulimit -n; Node raises the soft limit to the hard one at start).",
+    doc: "Connections held at once, in all; a new one beyond it takes the place of an idle one (no request in progress): the one idle longest of those that never sent a request, else of those served before. It is closed at once only when no connection is idle, or when its address holds more than 6 and at least the mean and that connection is another address's. Keep it below the open-file limit (ulimit -n; Node raises the soft limit to the hard one at start).",
     default: 10_000,
     parse: wholeNumber(10, 10_000_000),
   }),
@@ -238,9 +241,9 @@ export function defaultConfig(): Config {
   return configFrom((setting) => setting.default);
 }
 
-/** The settings as a table, for `--help`. */
+/** The settings as a table, for `--help`: a setting off unless set says "unset", as docs/operators.md does. */
 export function describeSettings(): string {
   return Object.values(SETTINGS)
-    .map((s) => `  ${s.variable.padEnd(22)} ${s.doc} (default: ${String(s.default)})`)
+    .map((s) => `  ${s.variable.padEnd(22)} ${s.doc} (default: ${s.default === null ? 'unset' : String(s.default)})`)
     .join('\n');
 }

@@ -1,5 +1,5 @@
 import express, { type Express, type Request, type RequestHandler } from 'express';
-import { contractServer, unmatchedOf, type Operation, type Steps } from 'contract-kit';
+import { contractServer, unmatchedOf, type ContractServer } from 'contract-kit';
 import type { Logger } from 'pino';
 import { readFileSync } from 'node:fs';
 import { handlers as generatedHandlers } from '../../../generated/handlers.js';
@@ -16,7 +16,7 @@ import { NO_METRICS, type ServiceMetrics } from '../metrics/service-metrics.js';
 import { PUBLIC_LIMITS, type Limits, type PublicLimits } from '../limits/plans.js';
 import type { Store } from '../store/store.js';
 import { contractDocuments } from './contract-documents.js';
-import { errorBody, problemOf, reportError } from './error-body.js';
+import { afterTheAnswer, errorBody, problemOf, reportError } from './error-body.js';
 import { handlerContext } from './handler-context.js';
 import { healthz, readyz } from './health.js';
 import type { Handlers } from './handler-types.js';
@@ -24,8 +24,8 @@ import { apiKeyVerifier, authenticateUnmatched, noteCaller, REALM, requireKey } 
 import { corsFor, isPreflight } from './middleware/cors.js';
 import { idempotency, recordAnswer } from './middleware/idempotency.js';
 import { addressLimitHeaders, limitPublic, rateLimit, rateLimitHeaders } from './middleware/rate-limit.js';
+import { refuseBadHost } from './middleware/host-header.js';
 import { requestContext } from './middleware/request-context.js';
-import { warnOfStubs } from './not-implemented.js';
 import { canonicalPetNames } from './pet-name.js';
 
 /** Largest request body accepted, in bytes (the contract's PayloadTooLarge says 16 KiB). */
@@ -63,17 +63,27 @@ export interface AppDependencies {
   stopping?: () => boolean;
 }
 
+/** The service's Express app, and when it is ready to be sent requests. */
+export interface App {
+  app: Express;
+  /** Resolves once every operation's validator is compiled (logged, with how long it took): what /readyz waits for. */
+  ready: Promise<void>;
+  /** The steps of an operation of the current contract, in the order they run (contract-kit's ContractServer.stepsOf). */
+  stepsOf: ContractServer['stepsOf'];
+}
+
 /**
  * Builds the Express app. A request goes: request id and log → CORS (a browser's preflight is
- * answered here) → the health checks and the contract's documents, each with its own limit per
- * address → contract-kit's router, which routes each operation of the contract once (by its
- * operationId) through its steps: deprecation headers, the bearer key (authenticate), the rate
- * limit, 401 without a key (authorize), the sunset gate, strict parameters, the body,
- * express-openapi-validator, the pet name's canonical form, Idempotency-Key, the handler →
- * store. A method its path does not have is a 405 (after the key), a path of no operation a 404
- * (key or not, counted), and anything thrown ends in the kit's error step as the Error body.
+ * answered here) → 400 without its one Host header → the health checks and the contract's
+ * documents, each with its own limit per address → contract-kit's router, which routes each
+ * operation of the contract once (by its operationId) through its steps: deprecation headers, the
+ * bearer key (authenticate), the rate limit, 401 without a key (authorize), the sunset gate,
+ * strict parameters, the body, express-openapi-validator, the pet name's canonical form,
+ * Idempotency-Key, the handler → store. A method its path does not have is a 405 (after the key),
+ * a path of no operation a 404 (key or not, counted), and anything thrown ends in the kit's error
+ * step as the Error body.
  */
-export function createApp(deps: AppDependencies): Express {
+export function createApp(deps: AppDependencies): App {
   const doc = deps.spec ?? loadSpec();
   const specText = deps.spec ? null : readFileSync(SPEC_PATH, 'utf8');
   const handlers = deps.handlers ?? generatedHandlers;
@@ -89,34 +99,42 @@ export function createApp(deps: AppDependencies): Express {
     servePreviousVersion(deps, version, kit, handlers, bannedAddresses),
   );
   const kits = [kit, ...previous];
-  // Stubs written by `npm run generate` answer 501 until someone writes them: say so at start.
-  warnOfStubs(
-    kit.operations.map((op) => op.name),
-    handlers,
-    deps.logger,
-  );
-
+  let validatorsReady = false;
+  const ready = Promise.all(kits.map((k) => k.ready)).then((all) => {
+    validatorsReady = true;
+    // A service that stops meanwhile has closed its log.
+    if (deps.stopping?.()) return;
+    const operations = all.reduce((sum, r) => sum + r.operations, 0);
+    deps.logger.info({ operations, ms: Math.round(Math.max(...all.map((r) => r.milliseconds))) }, 'validators ready');
+  });
   const app = expressApp(deps.trustProxy ?? false);
   app.use(requestContext(deps.logger, metrics, deps.clock));
   // Preflights are answered before the key and the limits: a browser sends neither with them.
   app.use(corsFor(deps.corsOrigins ?? [], [...new Set(kits.flatMap((k) => k.operations.map((op) => op.method.toUpperCase())))]));
+  app.use(refuseBadHost(addressLimitHeaders(deps.limiter, deps.anonymousLimits)));
   const healthLimit = limitPublic(publicLimiter, 'health', publicLimits.health);
   app.get('/healthz', healthLimit, healthz);
-  app.get('/readyz', healthLimit, readyz(deps.store, deps.stopping));
+  app.get(
+    '/readyz',
+    healthLimit,
+    readyz(deps.store, deps.stopping, () => validatorsReady),
+  );
   app.use(contractDocuments(doc, specText, limitPublic(publicLimiter, 'documents', publicLimits.documents), deps.docsPath));
   app.use(kit.router);
   // Each earlier major version under its own base path, beside openapi.yaml's.
   for (const version of previous) app.use(version.router);
   app.use(kit.notFound);
   app.use(kit.errorHandler);
-  return app;
+  app.use(afterTheAnswer);
+  return { app, ready, stepsOf: kit.stepsOf };
 }
 
 /**
  * contract-kit serving the contract with the Animal Store's handlers, its bearer keys, its Error
- * body and its steps: deprecation headers first (so that even a 401 carries them), the key, the
- * rate limit (which counts a request with no valid key against its address) before the 401, the
- * sunset gate, strict parameters, the body, the validator, the pet name's canonical form, the
+ * body and its steps, which the kit runs among its own (ContractServer.stepsOf lists them):
+ * deprecation headers first (so that even a 401 carries them), the key, the rate limit (which
+ * counts a request with no valid key against its address) before the 401, the sunset gate,
+ * strict parameters, the body, the validator, the pet name's canonical form, the
  * Idempotency-Key, the handler.
  */
 function serveContract(deps: AppDependencies, doc: OpenApiDocument, label: string, handlers: Handlers, bannedAddresses: BannedAddresses) {
@@ -132,26 +150,24 @@ function serveContract(deps: AppDependencies, doc: OpenApiDocument, label: strin
     realm: REALM,
     bodyLimitBytes: BODY_LIMIT_BYTES,
     maxProperties: BODY_LIMITS.maxProperties,
-    pipeline: (op: Operation, s: Steps): RequestHandler[] => [
-      s.deprecation,
-      s.authenticate,
-      noteCaller,
-      limit,
-      s.authorize,
-      s.sunset,
-      s.parameters,
-      s.body,
-      s.validate,
-      ...canonicalPetNames(doc, op),
-      ...idempotency(op, deps.store, deps.clock, metrics),
-      s.handler,
-    ],
+    maxDepth: BODY_LIMITS.maxDepth,
+    // Every body the service takes is small enough for its 400 to name each wrong value.
+    allErrorsUpToBytes: BODY_LIMIT_BYTES,
+    // The kit runs them among its own: these after it finds the key, before its 401; these once the request is valid.
+    steps: {
+      afterAuthentication: () => ({ noteCaller, rateLimit: limit }),
+      beforeHandler: (op) => ({
+        canonicalPetNames: canonicalPetNames(doc, op),
+        idempotency: idempotency(op, deps.store, deps.clock, metrics),
+      }),
+    },
     unmatched: unmatchedSteps(deps, bannedAddresses, limit),
     context: handlerContext({ store: deps.store, clock: deps.clock }),
     beforeSend: recordAnswer(deps.store),
     problemOf,
     onError: reportError(metrics),
-    onWarning: (message) => deps.logger.warn(label === 'openapi.yaml' ? message : `${label}: ${message}`),
+    // The warm-up's warnings come after start, maybe once the service has stopped and closed its log.
+    onWarning: (message) => void (deps.stopping?.() || deps.logger.warn(label === 'openapi.yaml' ? message : `${label}: ${message}`)),
     now: () => deps.clock.now(),
   });
 }

@@ -6,14 +6,18 @@ import { canonicalAddress } from '../limits/client-address.js';
 export interface ConnectionLimits {
   /**
    * Connections in all (keep it below the open-file limit); a new one beyond it takes the place
-   * of the connection idle longest, or is closed at once when every connection has a request in
-   * progress, or when its address holds at least the mean of the addresses holding any and that
-   * connection is another address's.
+   * of an idle one (see {@link capConnections}), or is closed at once when none may go.
    */
   maxConnections: number;
-  /** Connections one client address (an IPv6 /64) may hold; 0 for no such cap. */
+  /** Connections one client address (an IPv6 /64) may hold; 0 for no cap. */
   maxConnectionsPerAddress: number;
 }
+
+/**
+ * An address holding at most this many connections is never taken for a crowd, however many
+ * addresses hold fewer: as many as a browser opens to one origin.
+ */
+const A_FEW = 6;
 
 /** The connections a server holds, as {@link capConnections} keeps them. */
 export interface HeldConnections {
@@ -25,24 +29,24 @@ export interface HeldConnections {
   closeAfterResponses(): void;
 }
 
-/** A connection the server holds; while it has no request in progress, it is in the list of idle ones. */
+/** A connection the server holds; while it has no request in progress, it is in a list of idle ones. */
 interface Held {
   socket: Socket;
   /** Its client address, canonical. */
   address: string;
   /** The response under way (the last one, when pipelined); null while idle. */
   response: ServerResponse | null;
-  /** In the list of idle connections (not once it was closed to make room). */
-  listed: boolean;
+  /** The list of idle connections it is in, if any (none once it was closed to make room). */
+  list: IdleList | null;
   older: Held | null;
   newer: Held | null;
 }
 
 /**
- * The idle connections, idle longest first: a request takes its connection out, the end of its
- * response puts it back last. A linked list, so that each step is O(1): a Set or a Map used as a
- * queue is not, since V8 skips the entries deleted at its front on every new iteration, until it
- * next rebuilds its table (measured: 1 s of the service's CPU in 10 s of the flood of
+ * Idle connections, idle longest first: a request takes its connection out, the end of its
+ * response puts it back last (in the list of connections served before). A linked list, so that
+ * each step is O(1): a Set or a Map used as a queue is not, since V8 skips the entries deleted at
+ * its front on every new iteration, until it next rebuilds its table (measured: 1 s of the service's CPU in 10 s of the flood of
  * `npm run adversarial`'s part 4).
  */
 class IdleList {
@@ -50,7 +54,7 @@ class IdleList {
   private newest: Held | null = null;
 
   push(held: Held): void {
-    held.listed = true;
+    held.list = this;
     held.older = this.newest;
     held.newer = null;
     if (this.newest) this.newest.newer = held;
@@ -64,7 +68,7 @@ class IdleList {
     if (held.newer) held.newer.older = held.older;
     else this.newest = held.older;
     held.older = held.newer = null;
-    held.listed = false;
+    held.list = null;
   }
 
   /** The connection idle longest, if any. */
@@ -74,28 +78,29 @@ class IdleList {
 }
 
 /**
- * Closes the connection idle longest to make room for a new one from `address`, unless none is
- * idle. An address that holds its share already (`fullShare`: at least the mean of the addresses
- * holding any) may replace only a connection of its own: a crowd from a few addresses pushes out
- * no one else's, while a new client (holding none) or a light one gets in.
+ * Closes an idle connection to make room for a new one from `address`: the one idle longest of
+ * those that never sent a request, else of those served before, else none. An address that holds
+ * its share already (`crowd`) may replace only a connection of its own: a crowd from a few
+ * addresses pushes out no one else's, while a new client or a light one gets in.
  */
-function madeRoom(idle: IdleList, address: string, fullShare: boolean): boolean {
-  const longestIdle = idle.first;
-  if (!longestIdle || (fullShare && longestIdle.address !== address)) return false;
-  idle.remove(longestIdle);
+function madeRoom(waiting: IdleList, kept: IdleList, address: string, crowd: boolean): boolean {
+  const longestIdle = waiting.first ?? kept.first;
+  if (!longestIdle || (crowd && longestIdle.address !== address)) return false;
+  longestIdle.list!.remove(longestIdle);
   longestIdle.socket.destroy();
   return true;
 }
 
 /**
  * Caps the connections of `server`: `maxConnectionsPerAddress` per client address, and
- * `maxConnections` in all. A new connection beyond the total closes the one idle longest (no
- * request in progress: it never sent one, or waits between kept-alive requests) to take its
- * place, so that a crowd of idle connections, from however many addresses, never locks new
- * clients out, and clients that are being answered are never cut off. It is refused when every
- * connection has a request in progress, or when its address holds its share already and the
- * connection idle longest is another's. Node's own cap (server.maxConnections) would refuse it
- * before anyone could choose, so it is not set.
+ * `maxConnections` in all. A new connection beyond the total takes the place of an idle one (no
+ * request in progress): first of the one idle longest that never sent a request, and only when
+ * none is left, of the one idle longest that was served before and waits between kept-alive
+ * requests. So idle connections, from however many addresses, lock out neither a new client nor
+ * one that was served before, and clients being answered are never cut off. It is refused when
+ * no connection is idle, or when its address is a crowd (more than {@link A_FEW} connections and
+ * at least the mean of the addresses holding any) and the connection that would go is another's.
+ * Node's own cap (server.maxConnections) would refuse it before anyone could choose, so it is not set.
  *
  * A request costs a Map lookup and a few links at its start and at the end of its response.
  */
@@ -103,7 +108,8 @@ export function capConnections(server: Server, limits: ConnectionLimits): HeldCo
   const perAddress = limits.maxConnectionsPerAddress || Number.POSITIVE_INFINITY;
   const byAddress = new Map<string, number>();
   const held = new Map<Socket, Held>();
-  const idle = new IdleList();
+  const waiting = new IdleList();
+  const kept = new IdleList();
   let closing = false;
   // One listener for every response, not a closure per request. Node detaches the socket from
   // the response as it finishes, so it is found through the request.
@@ -112,13 +118,13 @@ export function capConnections(server: Server, limits: ConnectionLimits): HeldCo
     // A later request on the connection (pipelined) is still under way: the connection stays busy.
     if (connection?.response !== this) return;
     connection.response = null;
-    idle.push(connection);
+    kept.push(connection);
   }
   // Before the app's listener: a response the app ends at once still finds its connection busy.
   server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
     const connection = held.get(req.socket);
     if (connection) {
-      if (connection.listed) idle.remove(connection);
+      connection.list?.remove(connection);
       connection.response = res;
       res.on('finish', answered);
     }
@@ -128,14 +134,15 @@ export function capConnections(server: Server, limits: ConnectionLimits): HeldCo
     const address = canonicalAddress(socket.remoteAddress) ?? 'unknown';
     const holding = byAddress.get(address) ?? 0;
     if (holding >= perAddress) return void socket.destroy();
-    if (held.size >= limits.maxConnections && !madeRoom(idle, address, holding * byAddress.size >= held.size)) return void socket.destroy();
+    const crowd = holding > A_FEW && holding * byAddress.size >= held.size;
+    if (held.size >= limits.maxConnections && !madeRoom(waiting, kept, address, crowd)) return void socket.destroy();
     byAddress.set(address, holding + 1);
-    const connection: Held = { socket, address, response: null, listed: false, older: null, newer: null };
+    const connection: Held = { socket, address, response: null, list: null, older: null, newer: null };
     held.set(socket, connection);
-    idle.push(connection);
+    waiting.push(connection);
     socket.once('close', () => {
       held.delete(socket);
-      if (connection.listed) idle.remove(connection);
+      connection.list?.remove(connection);
       const left = byAddress.get(address)! - 1;
       if (left === 0) byAddress.delete(address);
       else byAddress.set(address, left);

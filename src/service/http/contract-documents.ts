@@ -1,7 +1,6 @@
 import { hash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import { stringify } from 'yaml';
 import { buildDocs, canBuildDocs, compress, COMPRESSED_SUFFIX, DOCS_PATH } from '../../contract/reference-docs.js';
 import { SPEC_PATH, type OpenApiDocument } from '../../contract/load-spec.js';
 import { ServiceUnavailableError } from './errors/service-unavailable-error.js';
@@ -104,7 +103,8 @@ export function contractDocuments(
   };
 
   router.get('/openapi.yaml', async (req, res) => {
-    yaml ??= document(specText ?? stringify(spec), 'application/yaml; charset=utf-8');
+    // A contract given without its text is sent as JSON, which is YAML too.
+    yaml ??= document(specText ?? JSON.stringify(spec, null, 2), 'application/yaml; charset=utf-8');
     send(req, res, await yaml);
   });
   router.get('/openapi.json', async (req, res) => {

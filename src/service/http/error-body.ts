@@ -1,9 +1,8 @@
-import type { Request } from 'express';
-import type { HttpProblem, ProblemFormatter } from 'contract-kit';
+import type { ErrorRequestHandler, Request } from 'express';
+import { operationOf, type HttpProblem, type ProblemFormatter } from 'contract-kit';
 import type { ErrorBody, ErrorCode } from './errors/api-error.js';
 import { IdempotencyKeyInUseError } from './errors/idempotency-key-in-use-error.js';
 import { InvalidRequestError } from './errors/invalid-request-error.js';
-import { NotImplementedError } from './errors/not-implemented-error.js';
 import { ServiceUnavailableError } from './errors/service-unavailable-error.js';
 import { NO_METRICS, type ServiceMetrics } from '../metrics/service-metrics.js';
 import { ClaimLostError } from '../store/claim-lost-error.js';
@@ -43,6 +42,14 @@ export function problemOf(error: unknown): HttpProblem | undefined {
 }
 
 /**
+ * What a developer must do about an operation that has no handler yet: for the log and the
+ * tests, never for clients (it names a source file).
+ */
+export function notImplementedHint(operationId: string): string {
+  return `${operationId} is not implemented: write src/service/http/handlers/${operationId}.ts (see generated/handlers.ts)`;
+}
+
+/**
  * The log line and metric of an error answer: a dependency unavailable (and counted), a claim
  * lost, an operation not written yet (what to do, not a failure to investigate) at warn; any
  * other 5xx, logged in full at error, is a failure; refusals of clients are in the request's line.
@@ -54,7 +61,19 @@ export function reportError(metrics: ServiceMetrics = NO_METRICS) {
     if (problem.status === 503) log?.warn({ err: error }, 'dependency unavailable');
     // A stall past the lock time, renewals the store refused or a client that went away: worth a line, not an alarm.
     else if (error instanceof ClaimLostError) log?.warn({ err: error }, 'lost an Idempotency-Key claim before completing');
-    else if (problem instanceof NotImplementedError) log?.warn(problem.hint);
+    // The stub `npm run generate` writes (contract-kit's): what to write.
+    else if (problem.status === 501 && problem.code === 'not_implemented')
+      log?.warn(notImplementedHint(operationOf(req)?.name ?? req.path));
     else if (problem.status >= 500) log?.error({ err: error }, 'request failed');
   };
 }
+
+/**
+ * An error once the answer was sent whole: a step still running when the HTTP server refused its
+ * request's broken body (http-server.ts). The answer stands, and Express would print the error
+ * on stderr (and reset the connection): logged at debug instead.
+ */
+export const afterTheAnswer: ErrorRequestHandler = (error: unknown, _req, res, next) => {
+  if (!res.writableEnded) return next(error);
+  localsOf(res).log.debug({ err: error }, 'an error after the answer was sent');
+};

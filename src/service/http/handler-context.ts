@@ -3,18 +3,18 @@ import { requestBasePath } from 'contract-kit';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { HeldClaim, Store } from '../store/store.js';
-import type { HandlerContext } from './handler-types.js';
+import type { Context } from './context.js';
 import { localsOf, type RequestLocals } from './middleware/locals.js';
 
 /** What every request's handler context shares. */
-type SharedContext = Pick<HandlerContext, 'store' | 'clock'>;
+type SharedContext = Pick<Context, 'store' | 'clock'>;
 
 /**
  * The context of one request's handler (contract-kit adds the operation and the caller). A
  * class, so that every request's context has the same shape and its `log` getter lives on the
  * prototype: the request's child logger is made only if the handler logs.
  */
-class RequestHandlerContext implements HandlerContext {
+class RequestHandlerContext implements Context {
   readonly store: Store;
   readonly clock: Clock;
   readonly basePath: string;
@@ -36,5 +36,5 @@ class RequestHandlerContext implements HandlerContext {
 
 /** contract-kit's `context`: each handler's, from what every request shares and what its middleware learned. */
 export function handlerContext(shared: SharedContext) {
-  return (req: Request, res: Response): HandlerContext => new RequestHandlerContext(shared, requestBasePath(req) ?? '', localsOf(res));
+  return (req: Request, res: Response): Context => new RequestHandlerContext(shared, requestBasePath(req) ?? '', localsOf(res));
 }

@@ -1,8 +1,6 @@
-import type { Logger } from 'pino';
 import type { Handlers as KitHandlers, ResultOf as KitResultOf, TypedHandler } from 'contract-kit';
 import type { Operations } from '../../../generated/operations.js';
-import type { Clock } from '../clock.js';
-import type { ApiKeyRecord, HeldClaim, Store } from '../store/store.js';
+import type { Context } from './context.js';
 
 /** The operations of the contract by their handlers' names (their operationIds), as `npm run generate` writes them. */
 export type OperationId = keyof Operations;
@@ -13,22 +11,11 @@ export type OperationId = keyof Operations;
  */
 export type ResultOf<Responses> = KitResultOf<{ responses: Responses }>;
 
-/** What the Animal Store adds to a handler's context; the kit adds the operation and the caller (the API key). */
-export interface HandlerContext {
-  store: Store;
-  clock: Clock;
-  /** The version segment the API is served under (`/v1`), for links. */
-  basePath: string;
-  log: Logger;
-  /** The Idempotency-Key the request claimed: the handler's write records its response under it. */
-  idempotency?: HeldClaim;
-}
-
 /**
- * The handler of one operation, typed from the contract (contract-kit's TypedHandler): its
- * parameters and body, and only the statuses, bodies and headers its operation declares.
+ * The handler of one operation, typed from the contract: `TypedHandler<Operations[K], Context>`,
+ * as the handler files and the stubs of `npm run generate` write it.
  */
-export type Handler<K extends OperationId> = TypedHandler<Operations[K], HandlerContext, ApiKeyRecord>;
+export type Handler<K extends OperationId> = TypedHandler<Operations[K], Context>;
 
-/** One handler per operation of the contract: a missing one does not compile. */
-export type Handlers = KitHandlers<Operations, HandlerContext, ApiKeyRecord>;
+/** One handler per operation of the contract (generated/handlers.ts checks its map against it): a missing one does not compile. */
+export type Handlers = KitHandlers<Operations, Context>;

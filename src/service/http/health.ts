@@ -9,13 +9,19 @@ export const healthz: RequestHandler = (_req, res) => {
 
 /**
  * `GET /readyz`: 200 while the store answers too, else 503 (a load balancer then sends requests
- * elsewhere), and 503 once the service is stopping. Requests that come while the store is being
- * asked share its answer: a flood of /readyz keeps at most one query in flight.
+ * elsewhere); 503 until every operation's validator is compiled (`validatorsReady`), so that no
+ * request sent on a 200 pays for compiling one, and 503 once the service is stopping. Requests
+ * that come while the store is being asked share its answer: a flood of /readyz keeps at most
+ * one query in flight.
  */
-export function readyz(store: Pick<Store, 'ping'>, stopping: () => boolean = () => false): RequestHandler {
+export function readyz(
+  store: Pick<Store, 'ping'>,
+  stopping: () => boolean = () => false,
+  validatorsReady: () => boolean = () => true,
+): RequestHandler {
   let readiness: Promise<Error | null> | null = null;
   return async (_req, res) => {
-    if (stopping()) {
+    if (stopping() || !validatorsReady()) {
       res.status(503).json({ status: 'unavailable' });
       return;
     }

@@ -43,13 +43,11 @@ function takesPetName(doc: OpenApiDocument, op: Operation): boolean {
  * canonicalName), so that a refused name records nothing and two spellings of one name are one
  * request. None for another operation.
  */
-export function canonicalPetNames(doc: OpenApiDocument, op: Operation): RequestHandler[] {
-  if (!takesPetName(doc, op)) return [];
-  return [
-    (req, _res, next) => {
-      const body = req.body as { name?: unknown };
-      if (typeof body.name === 'string') body.name = canonicalName(body.name);
-      next();
-    },
-  ];
+export function canonicalPetNames(doc: OpenApiDocument, op: Operation): RequestHandler | undefined {
+  if (!takesPetName(doc, op)) return undefined;
+  return (req, _res, next) => {
+    const body = req.body as { name?: unknown };
+    if (typeof body.name === 'string') body.name = canonicalName(body.name);
+    next();
+  };
 }

@@ -17,13 +17,19 @@ export interface KeyRequest {
 /** Longest name a key may have, in characters (after trimming white space). */
 export const KEY_NAME_MAX_LENGTH = 200;
 
-/**
- * Issues a key: stores its hash and returns the key, which is never shown again. Throws a
- * KeyRequestError for a name that is empty or too long, holds a control character (one a
- * terminal would act on when the name is listed) or only invisible ones, and for limits that
- * do not fit the plan.
- */
+/** Issues a key (see newKey): stores its hash and returns the key, which is never shown again. */
 export async function issueKey(keys: KeyRepository, request: KeyRequest, now: Date): Promise<{ key: string; record: ApiKeyRecord }> {
+  const issued = newKey(request, now);
+  await keys.insertKey(issued.record);
+  return issued;
+}
+
+/**
+ * A new key and the record of its hash, not stored yet. Throws a KeyRequestError for a name that
+ * is empty or too long, holds a control character (one a terminal would act on when the name is
+ * listed) or only invisible ones, and for limits that do not fit the plan.
+ */
+export function newKey(request: KeyRequest, now: Date): { key: string; record: ApiKeyRecord } {
   const name = request.name.trim();
   if (name.length === 0 || name.length > KEY_NAME_MAX_LENGTH) {
     throw new KeyRequestError('name_length', `a key's name must be 1 to ${KEY_NAME_MAX_LENGTH} characters, not ${name.length}`);
@@ -58,6 +64,5 @@ export async function issueKey(keys: KeyRepository, request: KeyRequest, now: Da
     createdAt: now.toISOString(),
     revokedAt: null,
   };
-  await keys.insertKey(record);
   return { key: issued.key, record };
 }

@@ -1,4 +1,6 @@
-import type { Handler } from '../handler-types.js';
+import type { TypedHandler } from 'contract-kit';
+import type { Operations } from '../../../../generated/operations.js';
+import type { Context } from '../context.js';
 
 /**
  * POST /pets: stores the animal as sent (its name already in NFC, see pet-name.ts; status
@@ -6,7 +8,7 @@ import type { Handler } from '../handler-types.js';
  * store/pet-record.ts) and answers 201 with it. With an Idempotency-Key, the store records this
  * response with the animal (see middleware/idempotency.ts).
  */
-export const createPet: Handler<'createPet'> = async ({ body }, { store, idempotency }) => {
+export const createPet: TypedHandler<Operations['createPet'], Context> = async ({ body }, { store, idempotency }) => {
   const pet = await store.createPet({ ...body, status: body.status ?? 'available' }, idempotency);
   return { status: 201, body: pet };
 };

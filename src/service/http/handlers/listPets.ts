@@ -1,10 +1,12 @@
-import type { Handler } from '../handler-types.js';
+import type { TypedHandler } from 'contract-kit';
+import type { Operations } from '../../../../generated/operations.js';
+import type { Context } from '../context.js';
 import { decodeCursor, nextLink } from '../pagination.js';
 
 const DEFAULT_LIMIT = 20;
 
 /** GET /pets: a page of animals by id, optionally filtered by status, with a Link to the next page. */
-export const listPets: Handler<'listPets'> = async ({ query }, { store, basePath }) => {
+export const listPets: TypedHandler<Operations['listPets'], Context> = async ({ query }, { store, basePath }) => {
   const limit = query.limit ?? DEFAULT_LIMIT;
   const afterId = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
   // One row more than asked tells whether a next page exists, without a count.

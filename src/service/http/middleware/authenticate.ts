@@ -14,6 +14,14 @@ type Found = { key: ApiKeyRecord } | { reason: string };
 /** The challenge of every 401 (RFC 9110, section 11.6.1). */
 export const REALM = 'animal-store';
 
+/**
+ * Why a key is refused, as the client is told it: what it can act on. A malformed key and one
+ * failing its checksum are both a key copied wrong; an unknown key and a revoked one get the same
+ * words, so that a 401 never tells whether a key was ever issued.
+ */
+const NOT_WELL_FORMED = 'the key is malformed or mistyped';
+const NOT_VALID = 'the key is unknown or revoked';
+
 const refusal = (reason: string) =>
   new UnauthorizedError(`A valid API key is required as a bearer token in the Authorization header (${reason}).`);
 
@@ -26,14 +34,14 @@ const refusal = (reason: string) =>
 function keyFinder(keys: KeyRepository, environment: KeyEnvironment, banned: BannedAddresses) {
   return async (token: string, req: Request): Promise<Found> => {
     const parsed = parseKey(token);
-    if (!parsed.ok) return { reason: parsed.reason === 'checksum' ? 'the key fails its checksum' : 'the key is malformed' };
+    if (!parsed.ok) return { reason: NOT_WELL_FORMED };
     if (parsed.environment !== environment) return { reason: `the key is for ${parsed.environment}, this is ${environment}` };
     if (!banned.empty && !(await banned.mayLookUp(addressSubject(req.ip, req.socket.remoteAddress), parsed.hash))) {
-      return { reason: 'the client address is banned; the key was not looked up' };
+      // Not looked up: the rate limit answers with the address's ban.
+      return { reason: NOT_VALID };
     }
     const key = await keys.findKeyByHash(parsed.hash);
-    if (!key) return { reason: 'the key is unknown' };
-    if (key.revokedAt) return { reason: 'the key was revoked' };
+    if (!key || key.revokedAt) return { reason: NOT_VALID };
     await banned.noteValid(parsed.hash);
     return { key };
   };

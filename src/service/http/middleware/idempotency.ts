@@ -57,36 +57,34 @@ export function idempotency(
   store: IdempotencyRepository,
   clock: Clock,
   metrics: ServiceMetrics = NO_METRICS,
-): RequestHandler[] {
-  if (!takesIdempotencyKey(op)) return [];
-  return [
-    async (req, res, next) => {
-      const key = req.get('Idempotency-Key');
-      const locals = localsOf(res);
-      if (key === undefined || !locals.key) return next();
-      const scope = { apiKeyId: locals.key.id, key };
-      const fingerprint = hash('sha256', canonical({ operation: op.name, params: pathParametersOf(req), body: req.body as unknown }));
-      const now = clock.now();
-      const claim = await store.claimIdempotencyKey(scope, fingerprint, { now: new Date(now), ...IDEMPOTENCY_TIMING });
-      switch (claim.outcome) {
-        case 'claimed':
-          locals.idempotency = claim.held;
-          holdClaim(res, claim.held, store, clock, locals);
-          return next();
-        case 'replay':
-          metrics.idempotentReplay();
-          res.set('Idempotent-Replayed', 'true');
-          // An answer without content (a 204) was recorded as null: it is replayed without one.
-          if (claim.body === null) res.status(claim.status).end();
-          else res.status(claim.status).json(claim.body);
-          return;
-        case 'in_flight':
-          throw new IdempotencyKeyInUseError(Math.ceil((claim.lockedUntil.getTime() - now) / 1000));
-        case 'mismatch':
-          throw new IdempotencyKeyReusedError();
-      }
-    },
-  ];
+): RequestHandler | undefined {
+  if (!takesIdempotencyKey(op)) return undefined;
+  return async (req, res, next) => {
+    const key = req.get('Idempotency-Key');
+    const locals = localsOf(res);
+    if (key === undefined || !locals.key) return next();
+    const scope = { apiKeyId: locals.key.id, key };
+    const fingerprint = hash('sha256', canonical({ operation: op.name, params: pathParametersOf(req), body: req.body as unknown }));
+    const now = clock.now();
+    const claim = await store.claimIdempotencyKey(scope, fingerprint, { now: new Date(now), ...IDEMPOTENCY_TIMING });
+    switch (claim.outcome) {
+      case 'claimed':
+        locals.idempotency = claim.held;
+        holdClaim(res, claim.held, store, clock, locals);
+        return next();
+      case 'replay':
+        metrics.idempotentReplay();
+        res.set('Idempotent-Replayed', 'true');
+        // An answer without content (a 204) was recorded as null: it is replayed without one.
+        if (claim.body === null) res.status(claim.status).end();
+        else res.status(claim.status).json(claim.body);
+        return;
+      case 'in_flight':
+        throw new IdempotencyKeyInUseError(Math.ceil((claim.lockedUntil.getTime() - now) / 1000));
+      case 'mismatch':
+        throw new IdempotencyKeyReusedError();
+    }
+  };
 }
 
 /**

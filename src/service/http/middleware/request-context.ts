@@ -19,7 +19,7 @@ function outsideTheContract(path: string): string {
   return 'none';
 }
 
-/** Lines one client address may have logged for refused requests (4xx) per window. */
+/** Lines one client address may have logged for refused (4xx) and abandoned requests per window. */
 const REFUSED_LINES_PER_WINDOW = 20;
 const WINDOW_MS = 10_000;
 /** Addresses counted per window; past it, addresses not seen yet in the window share one count. */
@@ -27,7 +27,8 @@ const MAX_ADDRESSES = 10_000;
 
 /**
  * What one client can make the service log: a client refused again and again (a flood of 401s or
- * 429s) has its first lines of each window logged, and the rest counted; when the window is
+ * 429s), or whose requests are abandoned again and again (slow bodies cut off at the request
+ * timeout), has its first lines of each window logged, and the rest counted; when the window is
  * over, one line per such address says how many were left out.
  */
 class RefusalLogBudget {
@@ -61,10 +62,11 @@ class RefusalLogBudget {
   }
 }
 
-/** A request's line, and the address its budget counts when it was refused. */
+/** A request's line, the address its budget counts when it was refused or abandoned, and whether it was abandoned. */
 interface RequestLine {
   fields: Record<string, unknown>;
   refusedBy: string | undefined;
+  abandoned?: boolean;
 }
 
 /**
@@ -89,9 +91,11 @@ class RequestLines {
     const lines = this.pending;
     this.pending = [];
     this.budget.roll();
-    for (const { fields, refusedBy } of lines) {
+    for (const { fields, refusedBy, abandoned } of lines) {
       // The request's own line, without making it a child logger of its own.
-      if (refusedBy === undefined || this.budget.take(refusedBy)) this.logger.info(fields, 'request');
+      if (refusedBy !== undefined && !this.budget.take(refusedBy)) continue;
+      if (abandoned) this.logger.warn(fields, 'request abandoned');
+      else this.logger.info(fields, 'request');
     }
   };
 }
@@ -121,17 +125,30 @@ export function requestContext(logger: Logger, metrics: ServiceMetrics = NO_METR
       typeof traceparent === 'string' && !(traceparent.startsWith('00-') && traceparent.length !== 55)
         ? TRACEPARENT.exec(traceparent)?.[1]
         : undefined;
-    res.on('finish', () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      const path = req.originalUrl.split('?')[0]!;
-      const status = res.statusCode;
-      metrics.request(operationOf(req)?.name ?? outsideTheContract(path), req.method, status, ms / 1000);
+    const lineOf = (more: Record<string, unknown>) => {
       const ip = req.socket ? req.ip : remoteAddress;
-      const refused = status >= 400 && status < 500;
-      lines.add({
-        fields: { requestId, traceId, method: req.method, path, status, ms, keyId: locals.key?.id, ip },
-        refusedBy: refused ? (canonicalAddress(ip) ?? canonicalAddress(remoteAddress) ?? 'unknown') : undefined,
-      });
+      const fields = { requestId, traceId, method: req.method, path: req.originalUrl.split('?')[0]!, ...more, keyId: locals.key?.id, ip };
+      return { fields, address: canonicalAddress(ip) ?? canonicalAddress(remoteAddress) ?? 'unknown' };
+    };
+    let finished = false;
+    res.on('finish', () => {
+      finished = true;
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const status = res.statusCode;
+      const { fields, address } = lineOf({ status, ms });
+      metrics.request(operationOf(req)?.name ?? outsideTheContract(fields.path), req.method, status, ms / 1000);
+      lines.add({ fields, refusedBy: status >= 400 && status < 500 ? address : undefined });
+    });
+    // The connection closed before the answer went out: the client went away, or was cut off (a
+    // body too slow for REQUEST_TIMEOUT_MS, a stop's timeout). A warning, budgeted as refusals are.
+    res.on('close', () => {
+      if (finished) return;
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const reason = req.complete
+        ? 'the connection closed before the answer was sent'
+        : 'the connection closed before the request was complete (the client went away, or took longer than REQUEST_TIMEOUT_MS)';
+      const { fields, address } = lineOf({ ms, reason });
+      lines.add({ fields, refusedBy: address, abandoned: true });
     });
     next();
   };

@@ -1,5 +1,5 @@
-import type { OpenApiDocument } from '../../contract/load-spec.js';
-import type { PetToCreate } from '../../service/store/store.js';
+import type { OpenApiDocument } from '../../src/contract/load-spec.js';
+import type { PetToCreate } from '../../src/service/store/store.js';
 
 const STATUSES = new Set(['available', 'pending', 'sold']);
 
