@@ -59,6 +59,17 @@ describe('configuration', () => {
       expect(() => express().set('trust proxy', loadConfig({ TRUST_PROXY: good }).trustProxy)).not.toThrow();
   });
 
+  it('refuses TRUST_PROXY=true in production, saying what to set instead', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production', TRUST_PROXY: 'true' })).toThrow(ConfigError);
+    expect(() => loadConfig({ NODE_ENV: 'production', TRUST_PROXY: 'true' })).toThrow(
+      /TRUST_PROXY=true must not be used with NODE_ENV=production.*TRUST_PROXY=1 for one load balancer.*TRUST_PROXY=10\.0\.0\.0\/8/,
+    );
+    for (const good of ['1', '2', 'loopback', '10.0.0.0/8, fd00::/8', 'false'])
+      expect(loadConfig({ NODE_ENV: 'production', TRUST_PROXY: good }).nodeEnv, good).toBe('production');
+    // Outside production (a test rig, a laptop behind nothing) it stays possible.
+    expect(loadConfig({ NODE_ENV: 'development', TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+  });
+
   it('takes every default from the settings table, also for a variable set to nothing', () => {
     expect(loadConfig({})).toEqual(defaultConfig());
     const empty = Object.fromEntries(Object.values(SETTINGS).map((setting) => [setting.variable, '']));
@@ -86,6 +97,10 @@ describe('configuration', () => {
     expect(new Set(variables).size).toBe(variables.length);
     for (const variable of variables) expect(help).toMatch(new RegExp(`^  ${variable} `, 'm'));
     expect(help).toContain(`${SETTINGS.port.doc} (default: 3000)`);
+    // A setting that is off unless set says so in the words of docs/operators.md's table.
+    const unset = Object.values(SETTINGS).filter((setting) => setting.default === null);
+    expect(unset.length).toBeGreaterThan(0);
+    for (const setting of unset) expect(help).toContain(`${setting.doc} (default: unset)`);
     // PORT's doc says how many sockets listen on the port (configuration does not import the HTTP layer).
     expect(SETTINGS.port.doc).toContain(`with ${LISTENING_SOCKETS} sockets`);
   });

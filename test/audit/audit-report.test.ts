@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readAuditReport } from '../../src/toolkit/audit/audit-report.js';
+import { readAuditReport } from '../../scripts/support/audit-report.js';
 
 // The shape `npm audit --json` prints (auditReportVersion 2), trimmed to two packages.
 const report = (severities: Record<string, string>) =>

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAnimalStoreClient, type ClientClock, type DeprecationNotice } from '@animal-store/client';
-import type { MockServer } from '../../src/toolkit/mock/mock-server.js';
-import { startMockForTests } from '../support/mock-target.js';
+import { startMockForTests, type MockServer } from '../support/mock-target.js';
 import { countingFetch } from './counting-fetch.js';
 
 // The client against the Prism mock (test/client/client.test.ts has it against the real server).

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAnimalStoreClient, newIdempotencyKey, type ClientClock, type DeprecationNotice } from '@animal-store/client';
+import { loadSpec } from '../../src/contract/load-spec.js';
+import { BASE_PATH } from '../support/base-path.js';
 import { startTamperingProxy } from '../support/tampering-proxy.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { countingFetch } from './counting-fetch.js';
@@ -118,7 +120,7 @@ describe('the client against the real server', () => {
         operation: 'GET /pets/{petId}',
         deprecation: '@1767225600',
         sunset: new Date('2030-12-05T00:00:00Z'),
-        link: '</v1/pets>; rel="successor-version"',
+        link: `<${BASE_PATH}/pets>; rel="successor-version"`,
       },
     ]);
   });
@@ -183,7 +185,8 @@ describe('the client against the real server', () => {
     };
     await createAnimalStoreClient({ environment: 'staging', apiKey: 'as_stag_x', fetch: capture }).GET('/pets');
     await createAnimalStoreClient({ apiKey: 'as_prod_x', fetch: capture }).GET('/pets');
-    expect(urls).toEqual(['https://staging-api.animalstore.example/v1/pets', 'https://api.animalstore.example/v1/pets']);
+    const server = (name: string) => loadSpec().servers!.find((s) => s.description?.toLowerCase() === name)!.url;
+    expect(urls).toEqual([`${server('staging')}/pets`, `${server('production')}/pets`]);
   });
 });
 

@@ -1,6 +1,7 @@
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSpec } from '../../src/contract/load-spec.js';
 import { bin, ROOT, run } from '../support/run.js';
@@ -37,6 +38,53 @@ function readmeCommands(): string[] {
   const readme = readFileSync(join(CLIENT_DIR, 'README.md'), 'utf8');
   const block = /Get it from the Animal Store's repository[^`]*```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
   return block.split('\n').filter((line) => line.trim() && !line.startsWith('#'));
+}
+
+/** The README's "With TypeScript": its commands, and the compilerOptions it sets in the tsconfig.json of `tsc --init`. */
+function typescriptGuide(): { commands: string[]; compilerOptions: Record<string, unknown> } {
+  const readme = readFileSync(join(CLIENT_DIR, 'README.md'), 'utf8');
+  const section = /\n## With TypeScript\n([\s\S]*?)\n## /.exec(readme)?.[1] ?? '';
+  const commands = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+  const json = /```json\n([\s\S]*?)```/.exec(section)?.[1] ?? '{}';
+  return {
+    commands: commands.split('\n').filter(Boolean),
+    compilerOptions: (JSON.parse(json) as { compilerOptions?: Record<string, unknown> }).compilerOptions ?? {},
+  };
+}
+
+/**
+ * What a newcomer does in `project`, as the README's "With TypeScript" says: @types/node installed
+ * (the version this repository uses; its tsc is the version the README names), the tsconfig.json
+ * of `tsc --init`, and in it the options the README sets, and nothing else.
+ */
+async function typescriptAsTheReadmeSays(project: string): Promise<void> {
+  const guide = typescriptGuide();
+  expect(guide.commands).toEqual(['npm install -D typescript @types/node', 'npx tsc --init']);
+  const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+  const types = `@types/node@${root.devDependencies['@types/node']}`;
+  const install = await run('npm', ['install', '-D', types, '--no-audit', '--no-fund', '--prefer-offline'], {
+    cwd: project,
+    timeoutMs: 120_000,
+  });
+  expect(install.code, install.stderr).toBe(0);
+  const init = await run(bin('tsc'), ['--init'], { cwd: project });
+  expect(init.code, init.stdout).toBe(0);
+  // tsc --init writes JSON with comments: read as TypeScript reads it, the README's options set.
+  const path = join(project, 'tsconfig.json');
+  const written = ts.parseConfigFileTextToJson(path, readFileSync(path, 'utf8'));
+  expect(written.error).toBeUndefined();
+  const config = written.config as { compilerOptions: Record<string, unknown> };
+  writeFileSync(path, JSON.stringify({ ...config, compilerOptions: { ...config.compilerOptions, ...guide.compilerOptions } }, null, 2));
+}
+
+/** `npx tsc` in `project`, twice (a second build reads what the first wrote, unless it went to outDir), then the package's own types checked too. */
+async function compile(project: string): Promise<void> {
+  for (const build of ['first', 'second']) {
+    const compiled = await run(bin('tsc'), [], { cwd: project });
+    expect(compiled.code, `${build} tsc: ${compiled.stdout}${compiled.stderr}`).toBe(0);
+  }
+  const libraries = await run(bin('tsc'), ['--noEmit', '--skipLibCheck', 'false'], { cwd: project });
+  expect(libraries.code, libraries.stdout + libraries.stderr).toBe(0);
 }
 
 let work: string;
@@ -119,27 +167,11 @@ describe('the client package (@animal-store/client)', () => {
     const shipped = readdirSync(join(nodeModules, '@animal-store', 'client'));
     expect(shipped.sort()).toEqual(['README.md', 'dist', 'package.json']);
 
-    // The example, type-checked against the installed package's types, then run.
-    writeFileSync(
-      join(project, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          target: 'ES2022',
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          strict: true,
-          skipLibCheck: false,
-          types: ['node'],
-          typeRoots: [join(ROOT, 'node_modules', '@types')],
-          outDir: 'out',
-        },
-        include: ['quickstart.ts'],
-      }),
-    );
-    const typecheck = await run(bin('tsc'), ['-p', project], { cwd: project });
-    expect(typecheck.code, typecheck.stdout + typecheck.stderr).toBe(0);
+    // The examples, compiled as the README says, against the installed package's types, then run.
+    await typescriptAsTheReadmeSays(project);
+    await compile(project);
 
-    const result = await runExample(join(project, 'out', 'quickstart.js'), 'Tom');
+    const result = await runExample(join(project, 'dist', 'quickstart.js'), 'Tom');
     expect(result.stdout).toMatch(/^added Rex as #\d+ \(available\)$/m);
     expect(result.stdout).toContain('available animals: 2');
     expect(result.stdout).toContain('deprecated: GET /pets/{petId} (sunset 2030-12-05)');
@@ -163,16 +195,12 @@ describe('the client package (@animal-store/client)', () => {
     });
     expect(install.code, install.stderr).toBe(0);
     cpSync(join(CLIENT_DIR, 'examples', 'commonjs.cts'), join(project, 'commonjs.cts'));
-    // The tsconfig.json a newcomer starts from, with Node.js's types and an output folder.
-    const init = await run(bin('tsc'), ['--init'], { cwd: project });
-    expect(init.code, init.stdout).toBe(0);
-    const flags = ['--types', 'node', '--typeRoots', join(ROOT, 'node_modules', '@types'), '--outDir', 'out'];
-    const typecheck = await run(bin('tsc'), ['-p', project, ...flags], { cwd: project });
-    expect(typecheck.code, typecheck.stdout + typecheck.stderr).toBe(0);
-    const compiled = readFileSync(join(project, 'out', 'commonjs.cjs'), 'utf8');
+    await typescriptAsTheReadmeSays(project);
+    await compile(project);
+    const compiled = readFileSync(join(project, 'dist', 'commonjs.cjs'), 'utf8');
     expect(compiled).toContain('require("@animal-store/client")');
 
-    const result = await runExample(join(project, 'out', 'commonjs.cjs'), 'Cleo');
+    const result = await runExample(join(project, 'dist', 'commonjs.cjs'), 'Cleo');
     expect(result.stdout).toMatch(/^first animals: .*Cleo/m);
     // And from plain JavaScript, as its comment says.
     const plain = await run(process.execPath, ['-e', "console.log(typeof require('@animal-store/client').createAnimalStoreClient)"], {

@@ -1,5 +1,5 @@
 import { ContractChecker as KitChecker, type ObservedResponse } from 'contract-kit/testing';
-import { notImplementedHint } from '../../src/service/http/errors/not-implemented-error.js';
+import { notImplementedHint } from '../../src/service/http/error-body.js';
 import { resolveRef, type OpenApiDocument } from '../../src/contract/load-spec.js';
 
 export type { ObservedResponse } from 'contract-kit/testing';

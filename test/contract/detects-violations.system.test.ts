@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MockServer } from '../../src/toolkit/mock/mock-server.js';
 import { loadSpec } from '../../src/contract/load-spec.js';
-import { mockTarget, startMockForTests } from '../support/mock-target.js';
+import { mockTarget, startMockForTests, type MockServer } from '../support/mock-target.js';
 import { startTamperingProxy, withoutErrorStatus, type Intercepted } from '../support/tampering-proxy.js';
 import { ContractChecker } from './conformance.js';
 import { runContractCases } from './run-cases.js';

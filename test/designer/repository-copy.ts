@@ -35,14 +35,17 @@ export class RepositoryCopy {
     linkNodeModules(dir);
     const copy = new RepositoryCopy(dir);
     await copy.git('init', '-q', '-b', 'main');
+    // The links to node_modules are no files of the repository (.gitignore's node_modules/ names folders, not links).
+    mkdirSync(join(dir, '.git', 'info'), { recursive: true });
+    writeFileSync(join(dir, '.git', 'info', 'exclude'), 'node_modules\n');
     await copy.commit('baseline: the repository as it was copied');
     await copy.git('tag', 'baseline');
     return copy;
   }
 
-  /** Runs a command in the copy (npm scripts as a designer types them). */
+  /** Runs a command in the copy (npm scripts as a designer types them), with CI set unless `env` says otherwise. */
   async sh(command: string, args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 600_000): Promise<Outcome> {
-    return run(command, args, { cwd: this.dir, env: { ...env, CI: 'true' }, timeoutMs });
+    return run(command, args, { cwd: this.dir, env: { CI: 'true', ...env }, timeoutMs });
   }
 
   npm(script: string, ...args: string[]): Promise<Outcome> {

@@ -5,6 +5,7 @@ import { loadSpec } from '../../src/contract/load-spec.js';
 import { ContractChecker } from '../contract/conformance.js';
 import { exchange, parseResponses, rawRequest, requestBytes, type RawRequest, type RawResponse } from '../support/raw-http.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
+import { BASE_PATH } from '../support/base-path.js';
 
 // A catalogue of known-nasty inputs. Each row is one request, written byte for byte (so
 // duplicate headers, duplicate JSON keys and broken bodies reach the server as sent), with the
@@ -50,7 +51,7 @@ const postBody =
   (body: string | Buffer, headers: [string, string][] = [json]) =>
   (k: Keys): RawRequest => ({
     method: 'POST',
-    target: '/v1/pets',
+    target: `${BASE_PATH}/pets`,
     headers: [bearer(k.valid), ...headers],
     body,
   });
@@ -66,7 +67,7 @@ const unauthorized = (name: string, request: Row['request'], message?: RegExp): 
 const badLimit = ([value, message]: [string, RegExp?]): Row => ({
   name: `limit=${value}`,
   message,
-  request: authorized(`/v1/pets?${value.includes('=') ? value : `limit=${value}`}`),
+  request: authorized(`${BASE_PATH}/pets?${value.includes('=') ? value : `limit=${value}`}`),
   status: 400,
   code: 'invalid_request',
   field: 'query.limit',
@@ -74,7 +75,7 @@ const badLimit = ([value, message]: [string, RegExp?]): Row => ({
 });
 const badPetId = (value: string): Row => ({
   name: `petId ${value}`,
-  request: authorized(`/v1/pets/${value}`),
+  request: authorized(`${BASE_PATH}/pets/${value}`),
   status: 400,
   code: 'invalid_request',
   field: 'path.petId',
@@ -97,89 +98,89 @@ const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 const AUTHORIZATION: Row[] = [
   unauthorized(
     'no Authorization header',
-    listPets('/v1/pets', () => []),
+    listPets(`${BASE_PATH}/pets`, () => []),
   ),
   {
     // Node would answer a bare 417 of its own.
     name: 'Expect: 200-ok (an expectation other than 100-continue is ignored, RFC 9110 10.1.1)',
-    request: listPets('/v1/pets', (k) => [bearer(k.valid), ['Expect', '200-ok']]),
+    request: listPets(`${BASE_PATH}/pets`, (k) => [bearer(k.valid), ['Expect', '200-ok']]),
     status: 200,
     operation: 'listPets',
   },
   unauthorized(
     'an empty Authorization header',
-    listPets('/v1/pets', () => [['Authorization', '']]),
+    listPets(`${BASE_PATH}/pets`, () => [['Authorization', '']]),
   ),
   {
     // RFC 9110, section 11.1: the scheme is case-insensitive; the key is not.
     name: 'the scheme written "bearer" (accepted: RFC 9110 makes it case-insensitive)',
-    request: listPets('/v1/pets', (k) => [['Authorization', `bearer ${k.valid}`]]),
+    request: listPets(`${BASE_PATH}/pets`, (k) => [['Authorization', `bearer ${k.valid}`]]),
     status: 200,
     operation: 'listPets',
   },
   unauthorized(
     'the key in lower case',
-    listPets('/v1/pets', (k) => [bearer(k.valid.toLowerCase())]),
+    listPets(`${BASE_PATH}/pets`, (k) => [bearer(k.valid.toLowerCase())]),
   ),
   unauthorized(
     'Basic credentials',
-    listPets('/v1/pets', () => [['Authorization', 'Basic dXNlcjpwYXNz']]),
+    listPets(`${BASE_PATH}/pets`, () => [['Authorization', 'Basic dXNlcjpwYXNz']]),
   ),
   unauthorized(
     'Bearer without a key',
-    listPets('/v1/pets', () => [['Authorization', 'Bearer']]),
+    listPets(`${BASE_PATH}/pets`, () => [['Authorization', 'Bearer']]),
   ),
   unauthorized(
     'Bearer, the key and a second token',
-    listPets('/v1/pets', (k) => [['Authorization', `Bearer ${k.valid} ${k.valid}`]]),
+    listPets(`${BASE_PATH}/pets`, (k) => [['Authorization', `Bearer ${k.valid} ${k.valid}`]]),
   ),
   unauthorized(
     'Bearer and the key separated by a tab',
-    listPets('/v1/pets', (k) => [['Authorization', `Bearer\t${k.valid}`]]),
+    listPets(`${BASE_PATH}/pets`, (k) => [['Authorization', `Bearer\t${k.valid}`]]),
   ),
   unauthorized(
     'two Authorization headers, both with the valid key',
-    listPets('/v1/pets', (k) => [bearer(k.valid), bearer(k.valid)]),
+    listPets(`${BASE_PATH}/pets`, (k) => [bearer(k.valid), bearer(k.valid)]),
     /more than one Authorization header/,
   ),
   unauthorized(
     'two Authorization headers, an invalid one first',
-    listPets('/v1/pets', (k) => [['Authorization', 'Basic eDp5'], bearer(k.valid)]),
+    listPets(`${BASE_PATH}/pets`, (k) => [['Authorization', 'Basic eDp5'], bearer(k.valid)]),
     /more than one Authorization header/,
   ),
   unauthorized(
     'the key in the query string as api_key',
-    (k) => ({ method: 'GET', target: `/v1/pets?api_key=${k.valid}` }),
+    (k) => ({ method: 'GET', target: `${BASE_PATH}/pets?api_key=${k.valid}` }),
     /no Authorization header/,
   ),
   unauthorized(
     'the key in the query string as access_token',
-    (k) => ({ method: 'GET', target: `/v1/pets?access_token=${k.valid}` }),
+    (k) => ({ method: 'GET', target: `${BASE_PATH}/pets?access_token=${k.valid}` }),
     /no Authorization header/,
   ),
   unauthorized(
     'a key whose checksum is wrong',
-    listPets('/v1/pets', (k) => [bearer(k.badChecksum)]),
+    listPets(`${BASE_PATH}/pets`, (k) => [bearer(k.badChecksum)]),
   ),
   unauthorized(
     'a revoked key',
-    listPets('/v1/pets', (k) => [bearer(k.revoked)]),
+    listPets(`${BASE_PATH}/pets`, (k) => [bearer(k.revoked)]),
   ),
   unauthorized(
     'a staging key on production',
-    listPets('/v1/pets', (k) => [bearer(k.staging)]),
+    listPets(`${BASE_PATH}/pets`, (k) => [bearer(k.staging)]),
   ),
   unauthorized(
     'a key with a non-ASCII character',
-    listPets('/v1/pets', (k) => [bearer(`${k.valid.slice(0, -1)}\u00e9`)]),
+    listPets(`${BASE_PATH}/pets`, (k) => [bearer(`${k.valid.slice(0, -1)}\u00e9`)]),
   ),
   unauthorized(
     'a 10 KB key',
-    listPets('/v1/pets', () => [bearer(`as_prod_${'a'.repeat(10 * KB)}`)]),
+    listPets(`${BASE_PATH}/pets`, () => [bearer(`as_prod_${'a'.repeat(10 * KB)}`)]),
   ),
   {
     name: 'a 20 KB Authorization header',
-    request: listPets('/v1/pets', () => [bearer('a'.repeat(20 * KB))]),
+    request: listPets(`${BASE_PATH}/pets`, () => [bearer('a'.repeat(20 * KB))]),
     status: 431,
     code: 'request_header_fields_too_large',
     // Declared on the operations; Node answers it before the request is routed.
@@ -305,7 +306,8 @@ const BODIES: Row[] = [
   badBody('truncated JSON', '{"name":"Rex","categ', 'body'),
   badBody('JSON with a trailing comma', '{"name":"Rex","categoryId":3,}', 'body'),
   badBody('two JSON documents', '{"name":"Rex","categoryId":3}{"name":"Tom","categoryId":3}', 'body'),
-  badBody('8000 nested arrays', nested(8000), 'body'),
+  badBody('8000 nested arrays', nested(8000), 'body', undefined, /^nests arrays and objects more than 16 deep$/),
+  badBody('17 nested arrays in a property', `{"name":"Rex","categoryId":3,"x":${nested(16)}}`, 'body', undefined, /more than 16 deep$/),
   // Found by npm run adversarial: 1,500 unknown keys cost the validator over 10 ms and an Error
   // body of 1,500 details; refused as a whole now, before the validator.
   badBody(
@@ -318,7 +320,7 @@ const BODIES: Row[] = [
   badBody('an empty body with Content-Type: application/json', '', 'body', undefined, /^is required$/),
   {
     name: 'no body and no Content-Type',
-    request: (k) => ({ method: 'POST', target: '/v1/pets', headers: [bearer(k.valid), ['Content-Length', '0']] }),
+    request: (k) => ({ method: 'POST', target: `${BASE_PATH}/pets`, headers: [bearer(k.valid), ['Content-Length', '0']] }),
     status: 400,
     code: 'invalid_request',
     field: 'body',
@@ -380,7 +382,12 @@ const BODIES: Row[] = [
     request: (k) => {
       const body = Buffer.from(JSON.stringify({ name: 'Rex', categoryId: 3, padding: 'x'.repeat(KB * KB) }));
       const chunked = Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n0\r\n\r\n')]);
-      return { method: 'POST', target: '/v1/pets', headers: [bearer(k.valid), json, ['Transfer-Encoding', 'chunked']], body: chunked };
+      return {
+        method: 'POST',
+        target: `${BASE_PATH}/pets`,
+        headers: [bearer(k.valid), json, ['Transfer-Encoding', 'chunked']],
+        body: chunked,
+      };
     },
     status: 413,
     code: 'payload_too_large',
@@ -407,7 +414,7 @@ const BODIES: Row[] = [
 const HTTP: Row[] = [
   {
     name: 'a 20 KB header of another name',
-    request: listPets('/v1/pets', (k) => [bearer(k.valid), ['X-Padding', 'p'.repeat(20 * KB)]]),
+    request: listPets(`${BASE_PATH}/pets`, (k) => [bearer(k.valid), ['X-Padding', 'p'.repeat(20 * KB)]]),
     status: 431,
     code: 'request_header_fields_too_large',
     // Declared on the operations; Node answers it before the request is routed.
@@ -417,7 +424,7 @@ const HTTP: Row[] = [
     name: 'both Content-Length and Transfer-Encoding (request smuggling)',
     request: (k) => ({
       method: 'POST',
-      target: '/v1/pets',
+      target: `${BASE_PATH}/pets`,
       headers: [bearer(k.valid), json, ['Content-Length', '4'], ['Transfer-Encoding', 'chunked']],
       body: '0\r\n\r\n',
     }),
@@ -434,14 +441,14 @@ const HTTP: Row[] = [
   },
   {
     name: 'a control character in a header value',
-    request: listPets('/v1/pets', (k) => [bearer(k.valid), ['X-Note', 'a\u0001b']]),
+    request: listPets(`${BASE_PATH}/pets`, (k) => [bearer(k.valid), ['X-Note', 'a\u0001b']]),
     status: 400,
     code: 'invalid_request',
     operation: null,
   },
   {
     name: 'a request line that is not HTTP',
-    request: () => ({ method: 'GET /v1/pets HTTP/1.1 extra', target: '', headers: [] }),
+    request: () => ({ method: `GET ${BASE_PATH}/pets HTTP/1.1 extra`, target: '', headers: [] }),
     status: 400,
     code: 'invalid_request',
     field: 'request',
@@ -449,15 +456,48 @@ const HTTP: Row[] = [
   },
   {
     name: 'a method HTTP does not have (curl -X FOO)',
-    request: (k) => ({ method: 'FOO', target: '/v1/pets', headers: [bearer(k.valid)] }),
+    request: (k) => ({ method: 'FOO', target: `${BASE_PATH}/pets`, headers: [bearer(k.valid)] }),
     status: 400,
     code: 'invalid_request',
     field: 'request',
     operation: null,
   },
   {
+    name: 'no Host header (HTTP/1.1 requires one)',
+    request: (k) => ({ method: 'GET', target: '/v1/pets', headers: [bearer(k.valid)], host: false }),
+    status: 400,
+    code: 'invalid_request',
+    field: 'header.host',
+    message: /^is required$/,
+    operation: 'listPets',
+  },
+  {
+    name: 'two Host headers',
+    request: listPets('/v1/pets', (k) => [bearer(k.valid), ['Host', 'elsewhere.example']]),
+    status: 400,
+    code: 'invalid_request',
+    field: 'header.host',
+    message: /^is given more than once$/,
+    operation: 'listPets',
+  },
+  {
+    name: 'two Host headers on a path outside the contract (/healthz)',
+    request: () => ({ method: 'GET', target: '/healthz', headers: [['Host', 'elsewhere.example']] }),
+    status: 400,
+    code: 'invalid_request',
+    field: 'header.host',
+    operation: null,
+  },
+  {
+    // HTTP/1.0 has no Host header.
+    name: 'no Host header in HTTP/1.0',
+    request: (k) => ({ method: 'GET', target: '/v1/pets', headers: [bearer(k.valid)], host: false, version: '1.0' }),
+    status: 200,
+    operation: 'listPets',
+  },
+  {
     name: 'a header line without a colon',
-    request: listPets('/v1/pets', (k) => [bearer(k.valid), ['X-Note', 'fine\r\nNo colon here']]),
+    request: listPets(`${BASE_PATH}/pets`, (k) => [bearer(k.valid), ['X-Note', 'fine\r\nNo colon here']]),
     status: 400,
     code: 'invalid_request',
     field: 'request',
@@ -467,9 +507,9 @@ const HTTP: Row[] = [
 
 export const CATALOGUE: Record<string, Row[]> = {
   Authorization: AUTHORIZATION,
-  'GET /v1/pets?limit': LIMIT,
-  'GET /v1/pets/{petId}': PET_ID,
-  'POST /v1/pets bodies': BODIES,
+  [`GET ${BASE_PATH}/pets?limit`]: LIMIT,
+  [`GET ${BASE_PATH}/pets/{petId}`]: PET_ID,
+  [`POST ${BASE_PATH}/pets bodies`]: BODIES,
   'HTTP framing and headers': HTTP,
 };
 
@@ -557,7 +597,7 @@ describe('after the catalogue', () => {
       'latin1',
     );
     const broken = Buffer.from(
-      `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${keys.valid}\r\nBroken header line\r\n\r\n`,
+      `GET ${BASE_PATH}/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${keys.valid}\r\nBroken header line\r\n\r\n`,
       'latin1',
     );
     const outcome = await exchange(server.origin, [Buffer.concat([post, broken])]);
@@ -571,11 +611,11 @@ describe('after the catalogue', () => {
     const keepAlive = (request: RawRequest) =>
       Buffer.from(requestBytes(server.origin, request).toString('latin1').replace('Connection: close\r\n', ''), 'latin1');
     // The refused body is itself a request: were it read as one, a third response would appear.
-    const smuggled = `GET /v1/pets/1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${keys.valid}\r\n\r\n`;
+    const smuggled = `GET ${BASE_PATH}/pets/1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${keys.valid}\r\n\r\n`;
     const outcome = await exchange(server.origin, [
       keepAlive(postBody(`{"name":"Rex","categoryId":"5","x":${JSON.stringify(smuggled)}}`)(keys)),
       keepAlive(postBody(smuggled, [['Content-Type', 'text/plain']])(keys)),
-      requestBytes(server.origin, authorized('/v1/pets?limit=1')(keys)),
+      requestBytes(server.origin, authorized(`${BASE_PATH}/pets?limit=1`)(keys)),
     ]);
     expect(outcome.kind).toBe('response');
     const statuses = outcome.kind === 'response' ? parseResponses(outcome.raw).map((r) => r.status) : [];

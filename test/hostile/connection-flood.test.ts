@@ -1,6 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/test-server.js';
+import { BASE_PATH } from '../support/base-path.js';
 
 // Idle connections from many client addresses (127.3.x.y: all of 127.0.0.0/8 is loopback on
 // Linux) must not take every connection the service can hold. The caps here are small, so a flood
@@ -77,15 +78,16 @@ function nextResponse(client: Client): Promise<number | 'closed'> {
   });
 }
 
-/** GET /v1/pets on a new kept-alive connection from `address`: its status or 'closed', and the connection, left open. */
+/** GET /pets (under the contract's path) on a new kept-alive connection from `address`: its status or 'closed', and the connection, left open. */
 async function getFrom(address: string, key: string): Promise<{ status: number | 'closed'; client: Client }> {
   const client = await openFrom(address);
-  if (!client.closed) client.socket.write(`GET /v1/pets?limit=1 HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+  if (!client.closed)
+    client.socket.write(`GET ${BASE_PATH}/pets?limit=1 HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\n\r\n`);
   return { status: await nextResponse(client), client };
 }
 
 /**
- * A connection from `address` with a request in progress: POST /v1/pets whose headers the
+ * A connection from `address` with a request in progress: POST /pets whose headers the
  * service has read (it answered `100 Continue`, which Node does just before it hands the
  * request on) and whose body is still to come. `finish` sends the body and resolves with the answer.
  */
@@ -93,7 +95,7 @@ async function busyFrom(address: string, key: string): Promise<{ client: Client;
   const client = await openFrom(address);
   const body = JSON.stringify({ name: `busy ${address}`, categoryId: 1 });
   client.socket.write(
-    `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n` +
+    `POST ${BASE_PATH}/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n` +
       `Content-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
   );
   const continued = await until(client, () => {
@@ -182,6 +184,23 @@ describe('a flood of idle connections', () => {
     expect((await getFrom('127.3.7.1', key)).status).toBe(200);
     await closedCount(3);
     expect(idle.map((c) => c.closed)).toEqual([true, true, ...Array<boolean>(58).fill(false)]);
+  });
+
+  it('keeps a client that was served, and lets it open more, while idle connections from many addresses churn', async () => {
+    server = await startTestServer({ connections: { maxConnections: 60, maxConnectionsPerAddress: 2 }, timeouts: PATIENT });
+    const key = await server.newKey('business');
+    const served = await getFrom('127.3.8.1', key);
+    expect(served.status).toBe(200);
+    // One idle connection from each of 120 addresses: twice the cap, so each of the last 60 takes
+    // the place of a connection idle longer than itself, the served client's kept-alive one the oldest.
+    const flood = [];
+    for (let i = 0; i < 120; i++) flood.push(await openFrom(`127.3.9.${i + 1}`));
+    await closedCount(60);
+    expect(served.client.closed).toBe(false);
+    served.client.socket.write(`GET /v1/pets?limit=1 HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+    expect(await nextResponse(served.client)).toBe(200);
+    // Holding one connection, as every address does, it is no crowd: its second one gets in too.
+    expect((await getFrom('127.3.8.1', key)).status).toBe(200);
   });
 
   it('refuses a new client only while every connection has a request in progress', async () => {

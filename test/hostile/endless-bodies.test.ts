@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { constants, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../support/test-server.js';
+import { BASE_PATH } from '../support/base-path.js';
 
 /** What a client that never stops sending a body saw: the status it was answered, and how much it managed to send. */
 interface Outcome {
@@ -79,22 +80,22 @@ const ROUTES: [name: string, status: number, head: () => string[]][] = [
   [
     'an operation that reads a JSON body',
     413,
-    () => headFor('POST', '/v1/pets', [`Authorization: Bearer ${key}`, 'Content-Type: application/json']),
+    () => headFor('POST', `${BASE_PATH}/pets`, [`Authorization: Bearer ${key}`, 'Content-Type: application/json']),
   ],
-  ['a request without a key', 401, () => headFor('POST', '/v1/pets', ['Content-Type: application/json'])],
+  ['a request without a key', 401, () => headFor('POST', `${BASE_PATH}/pets`, ['Content-Type: application/json'])],
   [
     'a request over its rate limit',
     429,
-    () => headFor('POST', '/v1/pets', [`Authorization: Bearer ${usedUpKey}`, 'Content-Type: application/json']),
+    () => headFor('POST', `${BASE_PATH}/pets`, [`Authorization: Bearer ${usedUpKey}`, 'Content-Type: application/json']),
   ],
   [
     'a media type the operation does not take',
     415,
-    () => headFor('POST', '/v1/pets', [`Authorization: Bearer ${key}`, 'Content-Type: text/plain']),
+    () => headFor('POST', `${BASE_PATH}/pets`, [`Authorization: Bearer ${key}`, 'Content-Type: text/plain']),
   ],
-  ['a method the path does not have', 405, () => headFor('DELETE', '/v1/pets', [`Authorization: Bearer ${key}`])],
-  ['a path the contract does not have', 404, () => headFor('POST', '/v1/nothing-here', [`Authorization: Bearer ${key}`])],
-  ['an operation that takes no body', 200, () => headFor('GET', '/v1/pets', [`Authorization: Bearer ${key}`])],
+  ['a method the path does not have', 405, () => headFor('DELETE', `${BASE_PATH}/pets`, [`Authorization: Bearer ${key}`])],
+  ['a path the contract does not have', 404, () => headFor('POST', `${BASE_PATH}/nothing-here`, [`Authorization: Bearer ${key}`])],
+  ['an operation that takes no body', 200, () => headFor('GET', `${BASE_PATH}/pets`, [`Authorization: Bearer ${key}`])],
 ];
 
 describe('a body that never ends', () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exchange, requestBytes } from '../support/raw-http.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
+import { BASE_PATH } from '../support/base-path.js';
 
 // Slow clients (slowloris): a server that waits for them forever runs out of connections. The
 // server here has short timeouts, so each case takes a fraction of a second; the defaults
@@ -36,7 +37,11 @@ const normalRequestWorks = async () =>
 
 describe('slow clients', () => {
   it('closes the connection of a client that dribbles its headers, without answering', async () => {
-    const request = requestBytes(server.origin, { method: 'GET', target: '/v1/pets', headers: [['Authorization', `Bearer ${key}`]] });
+    const request = requestBytes(server.origin, {
+      method: 'GET',
+      target: `${BASE_PATH}/pets`,
+      headers: [['Authorization', `Bearer ${key}`]],
+    });
     const outcome = await exchange(server.origin, pieces(request, PIECES), GAP_MS);
     expect(outcome.kind).toBe('closed');
     expect(outcome.partsWritten, 'pieces sent before the server closed the connection').toBeLessThan(PIECES);
@@ -47,7 +52,7 @@ describe('slow clients', () => {
     const body = JSON.stringify({ name: 'Slow', categoryId: 3, status: 'available' }).padEnd(PIECES, ' ');
     const head = requestBytes(server.origin, {
       method: 'POST',
-      target: '/v1/pets',
+      target: `${BASE_PATH}/pets`,
       headers: [
         ['Authorization', `Bearer ${key}`],
         ['Content-Type', 'application/json'],
@@ -64,7 +69,7 @@ describe('slow clients', () => {
   it('answers a declared 100 MB body with 413 at once, without reading it', async () => {
     const head = requestBytes(server.origin, {
       method: 'POST',
-      target: '/v1/pets',
+      target: `${BASE_PATH}/pets`,
       headers: [
         ['Authorization', `Bearer ${key}`],
         ['Content-Type', 'application/json'],
@@ -83,7 +88,7 @@ describe('slow clients', () => {
 
   it('closes an idle keep-alive connection', async () => {
     const request = Buffer.from(
-      requestBytes(server.origin, { method: 'GET', target: '/v1/pets?limit=1', headers: [['Authorization', `Bearer ${key}`]] })
+      requestBytes(server.origin, { method: 'GET', target: `${BASE_PATH}/pets?limit=1`, headers: [['Authorization', `Bearer ${key}`]] })
         .toString('latin1')
         .replace('Connection: close\r\n', ''),
       'latin1',
@@ -95,7 +100,11 @@ describe('slow clients', () => {
   });
 
   it('keeps answering normal requests while 50 slow clients hold connections', async () => {
-    const request = requestBytes(server.origin, { method: 'GET', target: '/v1/pets', headers: [['Authorization', `Bearer ${key}`]] });
+    const request = requestBytes(server.origin, {
+      method: 'GET',
+      target: `${BASE_PATH}/pets`,
+      headers: [['Authorization', `Bearer ${key}`]],
+    });
     const slow = Array.from({ length: 50 }, () => exchange(server.origin, pieces(request, PIECES), GAP_MS));
     // Let them connect first; should some connect later on a busy machine, they still hold
     // connections while the second normal request is made.
@@ -104,5 +113,52 @@ describe('slow clients', () => {
     const outcomes = await Promise.all(slow);
     expect(outcomes.every((o) => o.kind === 'closed')).toBe(true);
     expect(await normalRequestWorks()).toBe(true);
+  });
+});
+
+describe('the log under slow clients', () => {
+  it('logs each body cut off at the request timeout as one warning without a stack, 20 a window per address', async () => {
+    const logLines: string[] = [];
+    const logged = await startTestServer({ timeouts: TIMEOUTS, logLines });
+    try {
+      const business = await logged.newKey('business');
+      const body = JSON.stringify({ name: 'Slow', categoryId: 3 });
+      const head = requestBytes(logged.origin, {
+        method: 'POST',
+        target: '/v1/pets',
+        headers: [
+          ['Authorization', `Bearer ${business}`],
+          ['Content-Type', 'application/json'],
+          ['Content-Length', String(body.length)],
+        ],
+      });
+      // 100 connections send their headers and half their body, then nothing, until the server cuts them off.
+      const outcomes = await Promise.all(
+        Array.from({ length: 100 }, () => exchange(logged.origin, [head, Buffer.from(body.slice(0, body.length / 2))])),
+      );
+      expect(outcomes.every((o) => o.kind === 'closed')).toBe(true);
+      const entries = () => logLines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      // A line is written at the end of the turn its connection closed in, on a busy machine some turns after the client saw it close.
+      for (let waited = 0; waited < 5000 && entries().filter((e) => e.msg === 'request abandoned').length < 20; waited += 20) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await new Promise((r) => setTimeout(r, 50));
+      expect(entries().filter((e) => (e.level as number) >= 50)).toEqual([]);
+      expect(logLines.join('\n')).not.toContain('"stack"');
+      const abandoned = entries().filter((e) => e.msg === 'request abandoned');
+      expect(abandoned).toHaveLength(20);
+      for (const line of abandoned) {
+        expect(line).toMatchObject({ level: 40, method: 'POST', path: '/v1/pets', ip: '127.0.0.1' });
+        expect(line.requestId).toEqual(expect.any(String));
+        expect(line.reason).toContain('before the request was complete');
+      }
+      // At the window's end, one line counts the 80 left out.
+      logged.clock.advance(10_000);
+      await fetch(`${logged.baseUrl}/pets?limit=1`, { headers: { Authorization: `Bearer ${business}` } });
+      await new Promise((r) => setTimeout(r, 50));
+      expect(entries()).toContainEqual(expect.objectContaining({ level: 40, msg: 'refused requests not logged', suppressed: 80 }));
+    } finally {
+      await logged.close();
+    }
   });
 });

@@ -65,7 +65,41 @@ async function twoInstances(url = TEST_REDIS_URL, commandTimeoutMs = ANSWERING_T
     expect(fallbacks, `check ${check}: Redis answered every command, nothing was counted in memory`).toBe(0);
     return decision;
   };
-  return { a, b, clients: [clientA, clientB], clock, fallbacks: () => fallbacks, onA: inRedis(a), onB: inRedis(b) };
+  return { a, b, clients: [clientA, clientB], clock, prefix, fallbacks: () => fallbacks, onA: inRedis(a), onB: inRedis(b) };
+}
+
+/** Both instances of {@link twoInstances} through one proxy to Redis, which a test can take down. */
+async function twoInstancesBehindProxy() {
+  const url = new URL(TEST_REDIS_URL);
+  const proxy = await startTcpProxy(url.hostname, Number(url.port || 6379));
+  cleanups.push(() => proxy.close());
+  const instances = await twoInstances(`redis://127.0.0.1:${proxy.port}`, STALLING_TIMEOUT_MS);
+  // Another instance's view, straight on Redis: what Redis holds, read without counting anything.
+  const direct = await readyRedis({ url: TEST_REDIS_URL, commandTimeoutMs: ANSWERING_TIMEOUT_MS });
+  clients.push(direct);
+  const inRedis = redisCounters(direct, instances.prefix, () => {
+    throw new Error('the direct connection to Redis failed');
+  });
+  const minuteIndex = () => Math.floor(instances.clock.now() / 60_000);
+  return {
+    ...instances,
+    proxy,
+    observer: new RateLimiter(inRedis, instances.clock, policy),
+    /** The requests of `subject` Redis holds for the current minute. */
+    countedInRedis: async (subject: string) => (await inRedis.minute.get(`${subject}:${minuteIndex()}`))?.consumedPoints ?? 0,
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `probe` every 50 ms until it returns true or `ms` pass; the seconds it took, or null. */
+async function within(ms: number, probe: () => Promise<boolean>): Promise<number | null> {
+  const started = Date.now();
+  while (Date.now() - started < ms) {
+    if (await probe()) return (Date.now() - started) / 1000;
+    await sleep(50);
+  }
+  return null;
 }
 
 describe.skipIf(!enabled)('rate limits in Redis', () => {
@@ -133,9 +167,10 @@ describe.skipIf(!enabled)('rate limits in Redis', () => {
       // Redis is asked again REDIS_RETRY_AFTER_MS after an instance's last failure, which came before this.
       await new Promise((r) => setTimeout(r, REDIS_RETRY_AFTER_MS));
       const before = fallbacks();
-      // Back in Redis: the count continues from what Redis had (1), not from memory.
-      expect((await a.check('key:k3', free, 'address:192.0.2.1')).remaining).toBe(58);
-      expect((await b.check('key:k3', free, 'address:192.0.2.1')).remaining).toBe(57);
+      // Back in Redis: the count continues from what Redis had (1) and what each instance counted
+      // in its memory meanwhile (b 2, a 1), which each added to Redis first.
+      expect((await a.check('key:k3', free, 'address:192.0.2.1')).remaining).toBe(55);
+      expect((await b.check('key:k3', free, 'address:192.0.2.1')).remaining).toBe(54);
       expect(fallbacks()).toBe(before);
     } finally {
       await proxy.close();
@@ -175,6 +210,74 @@ describe.skipIf(!enabled)('rate limits in Redis', () => {
     } finally {
       await proxy.close();
     }
+  }, 30_000);
+});
+
+describe.skipIf(!enabled)('counts made in memory during a Redis outage', () => {
+  const sender = 'address:192.0.2.1';
+  const allowed = async (limiter: RateLimiter, subject: string, limits: Limits = free) =>
+    (await limiter.check(subject, limits, sender)).outcome === 'allowed';
+
+  it('are added to Redis when it is back: two instances accept 2 × 60 in the minute, not 3 × 60', async () => {
+    const { a, b, clients, proxy, countedInRedis } = await twoInstancesBehindProxy();
+    proxy.setMode('refuse');
+    let duringOutage = 0;
+    for (let i = 0; i < 70; i++) for (const limiter of [a, b]) if (await allowed(limiter, 'key:k5')) duringOutage++;
+    // The documented fallback: each instance allows the limit from its own memory.
+    expect(duringOutage).toBe(120);
+
+    proxy.setMode('forward');
+    await Promise.all(clients.map(untilReady));
+    await sleep(REDIS_RETRY_AFTER_MS);
+    let afterwards = 0;
+    for (let i = 0; i < 30; i++) for (const limiter of [a, b]) if (await allowed(limiter, 'key:k5')) afterwards++;
+    expect(afterwards, 'the minute is used up: what the instances counted in memory is in Redis').toBe(0);
+    // Each request of the minute counted once: 140 in memory, then 60 in Redis.
+    expect(await countedInRedis('key:k5')).toBe(200);
+  }, 30_000);
+
+  it('carry a ban made in memory to the other instances, also from an instance that gets no request', async () => {
+    const { a, b, clients, clock, proxy, observer } = await twoInstancesBehindProxy();
+    const tight = { perMinute: 1, perDay: 100 };
+    proxy.setMode('refuse');
+    expect(await allowed(a, 'key:k6', tight)).toBe(true);
+    expect(await allowed(a, 'key:k6', tight)).toBe(false);
+    clock.advance(2_000);
+    const outcomes = [];
+    for (let i = 0; i < 4; i++) outcomes.push((await a.check('key:k6', tight, sender)).outcome);
+    expect(outcomes).toEqual(['rate_limited', 'rate_limited', 'rate_limited', 'banned']);
+
+    proxy.setMode('forward');
+    await Promise.all(clients.map(untilReady));
+    // Instance a carries its counts by itself, within about REDIS_RETRY_AFTER_MS of Redis answering.
+    const seconds = await within(5_000, async () => (await observer.peek('key:k6', tight)).outcome === 'banned');
+    console.log(`a ban made in memory was in Redis ${seconds?.toFixed(1)} s after Redis answered again`);
+    expect(seconds, 'the ban reached Redis within 5 s').not.toBeNull();
+    expect(await b.check('key:k6', tight, 'address:198.51.100.1')).toMatchObject({ outcome: 'banned', retryAfter: policy.banSeconds });
+  }, 30_000);
+
+  it('are added once, when Redis carried them but its answer was lost, and not lost meanwhile', async () => {
+    const { a, clients, proxy, countedInRedis } = await twoInstancesBehindProxy();
+    proxy.setMode('refuse');
+    for (let i = 0; i < 5; i++) expect(await allowed(a, 'key:k7')).toBe(true);
+
+    // Redis is back, then passes on what it is sent but none of its answers: it carries the 5,
+    // and the instance, which never hears so, counts the request in memory and keeps both owed.
+    proxy.setMode('forward');
+    await untilReady(clients[0]!);
+    proxy.setMode('mute');
+    await sleep(REDIS_RETRY_AFTER_MS);
+    expect(await allowed(a, 'key:k7')).toBe(true);
+    expect(await countedInRedis('key:k7')).toBe(5);
+
+    // Answers come again once the instance has replaced its silent connection: it sends the
+    // same batch again, which Redis knows, and the one request counted since.
+    proxy.setMode('forward');
+    const seconds = await within(15_000, async () => (await countedInRedis('key:k7')) !== 5);
+    expect(seconds, 'the rest was carried within 15 s').not.toBeNull();
+    await sleep(REDIS_RETRY_AFTER_MS);
+    expect(await countedInRedis('key:k7'), '5 carried once, and 1').toBe(6);
+    expect((await a.check('key:k7', free, sender)).remaining).toBe(free.perMinute - 7);
   }, 30_000);
 });
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadSpec } from '../../src/contract/load-spec.js';
-import { listOperations } from '../../src/contract/operations.js';
+import { listOperations } from 'contract-kit';
 import { ROOT, run } from '../support/run.js';
 
 const workDir = mkdtempSync(join(tmpdir(), 'animal-store-build-'));
@@ -41,7 +41,7 @@ describe('npm run build', () => {
     expect(existsSync(join(ROOT, 'dist/src/removed-folder'))).toBe(false);
     // What the sources make is all there: the service, every operation's handler, the client.
     expect(existsSync(join(ROOT, 'dist/src/service/main.js'))).toBe(true);
-    for (const { operationId } of listOperations(loadSpec())) {
+    for (const { name: operationId } of listOperations(loadSpec())) {
       expect(existsSync(join(ROOT, `dist/src/service/http/handlers/${operationId}.js`)), operationId).toBe(true);
     }
     expect(existsSync(join(ROOT, 'packages/client/dist/index.js'))).toBe(true);

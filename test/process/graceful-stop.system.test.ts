@@ -6,6 +6,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startServiceProcess, type ServiceProcess } from '../../scripts/support/server-process.js';
 import { SqliteStore } from '../../src/service/store/sqlite/sqlite-store.js';
 import { keyInFile } from '../support/key-in-file.js';
+import { BASE_PATH } from '../support/base-path.js';
 
 // A stop must answer every request a client sent on a connection that was open: a keep-alive
 // client cannot tell a request the service never read from one it carried out, so a request
@@ -122,7 +123,7 @@ describe('the service process on SIGTERM', () => {
     const connections: Connection[] = [];
     for (let i = 0; i < 50; i++) {
       const connection = await Connection.open(service.port);
-      connection.send('GET', '/v1/pets?limit=1', key);
+      connection.send('GET', `${BASE_PATH}/pets?limit=1`, key);
       expect(await connection.next()).toMatchObject({ status: 200 });
       connections.push(connection);
     }
@@ -133,7 +134,7 @@ describe('the service process on SIGTERM', () => {
     const post = (from: number, to: number) => {
       for (let i = from; i < to; i++) {
         answers.push(connections[i]!.next());
-        connections[i]!.send('POST', '/v1/pets', key, JSON.stringify({ name: `drain ${i}`, categoryId: 1 }));
+        connections[i]!.send('POST', `${BASE_PATH}/pets`, key, JSON.stringify({ name: `drain ${i}`, categoryId: 1 }));
       }
     };
     const stopping = new Promise<void>((resolve) =>
@@ -183,7 +184,7 @@ describe('the service process on SIGTERM', () => {
     const service = await startServiceProcess(databasePath, { SHUTDOWN_LINGER_MS: '600000', SHUTDOWN_TIMEOUT_MS: '600000' });
     services.push(service);
     const held = await Connection.open(service.port);
-    held.send('GET', '/v1/pets?limit=1', key);
+    held.send('GET', `${BASE_PATH}/pets?limit=1`, key);
     expect(await held.next()).toMatchObject({ status: 200 });
     const stopping = new Promise<void>((resolve) =>
       service.child.stdout!.on('data', () => service.output().includes('shutting down') && resolve()),
@@ -196,7 +197,7 @@ describe('the service process on SIGTERM', () => {
     const readiness = await prober.next();
     expect(readiness).toMatchObject({ status: 503 });
     expect((readiness as Answer).headers.get('connection')).toBe('close');
-    held.send('GET', '/v1/pets?limit=1', key);
+    held.send('GET', `${BASE_PATH}/pets?limit=1`, key);
     const last = await held.next();
     expect(last).toMatchObject({ status: 200 });
     expect((last as Answer).headers.get('connection')).toBe('close');

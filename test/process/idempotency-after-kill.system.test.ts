@@ -140,8 +140,8 @@ async function animalsByName(server: ServiceProcess, apiKey: string): Promise<Ma
   while (url) {
     const response: Response = await fetch(url, { headers: { Authorization: `Bearer ${apiKey}` } });
     for (const pet of (await response.json()) as { name: string }[]) counts.set(pet.name, (counts.get(pet.name) ?? 0) + 1);
-    const next = /<\/v1([^>]+)>; rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
-    url = next ? `${server.baseUrl}${next}` : null;
+    const next = /<([^>]+)>; rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
+    url = next ? new URL(next, server.baseUrl).href : null;
   }
   return counts;
 }

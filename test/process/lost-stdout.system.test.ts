@@ -3,10 +3,11 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { killAtEnd, outputOf } from '../support/processes.js';
 import { ROOT } from '../support/run.js';
 import { freePort } from '../../src/shared/free-port.js';
+import { SqliteStore } from '../../src/service/store/sqlite/sqlite-store.js';
 
 // The service logs to stdout. Whoever reads it may go away (a supervisor restarted, a pipe
 // closed) or stop reading (a full pipe): SIGTERM must still stop the service within its
@@ -94,5 +95,67 @@ describe('SIGTERM, whatever became of stdout', () => {
     child.stdout.pause();
     for (let i = 0; i < 1_000; i++) await (await fetch(`${origin}/healthz`)).arrayBuffer();
     expect(await endAfterSigterm(child), output.stderr()).toBe(0);
+  }, 60_000);
+});
+
+// `npm start | head -1` on a fresh store: head takes npm's first line and goes, before the
+// service writes its banner. The development key it creates must reach someone, or not be kept.
+describe('the development key, whatever became of stdout', () => {
+  /** `command` run by a shell, in a process group of its own, with `npm start` on a new SQLite file in development. */
+  async function pipeline(name: string, command: string) {
+    const port = await freePort();
+    const databasePath = join(dir, `${name}.db`);
+    const child = spawn('sh', ['-c', command], {
+      cwd: ROOT,
+      // npm's own log level, not the one of the npm that runs the tests: `npm run -s` passes
+      // npm_config_loglevel=silent to its children, and an npm start that prints no header line
+      // leaves head the banner's first line instead.
+      env: {
+        ...process.env,
+        npm_config_loglevel: 'notice',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        NODE_ENV: 'development',
+        DATABASE_PATH: databasePath,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    killAtEnd(child, { group: true });
+    const stop = async () => {
+      process.kill(-child.pid!, 'SIGTERM');
+      await output.exited;
+    };
+    const output = outputOf(child);
+    return { origin: `http://127.0.0.1:${port}`, databasePath, output, stop };
+  }
+
+  /** Whether the service answers /healthz, once it has started (up to 30 s on a loaded machine). */
+  const healthy = (origin: string) =>
+    vi.waitFor(async () => expect((await fetch(`${origin}/healthz`)).status).toBe(200), { timeout: 30_000, interval: 100 });
+
+  it('shows the banner and the key on stderr when stdout is closed, and runs on with the key working', async () => {
+    const { origin, output, stop } = await pipeline('head', 'npm start | head -1');
+    const key = (await output.written(/keep it:\n {2}(\S+)\n/))[1]!;
+    expect(output.stderr()).toContain('Standard output is closed');
+    expect((await fetch(`${origin}/v1/pets`, { headers: { Authorization: `Bearer ${key}` } })).status).toBe(200);
+    await healthy(origin);
+    await stop();
+    expect(output.stderr()).not.toMatch(/EPIPE|Error/);
+    // npm start compiles with tsx on its first run in a fresh copy (the designer loop's): a minute and more on a loaded machine.
+  }, 120_000);
+
+  it('does not keep a key it could show nowhere (stdout and stderr closed), so that the next start shows one', async () => {
+    const { origin, databasePath, stop } = await pipeline('both', 'npm start 2>&1 | head -1');
+    await healthy(origin);
+    // Still up once the banner was tried (in the turn it started listening, before any request).
+    expect((await fetch(`${origin}/healthz`)).status).toBe(200);
+    await stop();
+    const store = SqliteStore.open(databasePath);
+    expect(await store.listKeys()).toEqual([]);
+    await store.close();
+    const next = spawnService('both', { NODE_ENV: 'development', DATABASE_PATH: databasePath });
+    await next.output.written(/Created a development key .*\n {2}as_prod_\S+\n/);
+    expect(await endAfterSigterm(next.child)).toBe(0);
   }, 60_000);
 });

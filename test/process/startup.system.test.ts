@@ -5,9 +5,13 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/shared/free-port.js';
+import { keyInFile } from '../support/key-in-file.js';
 import { killAtEnd, outputOf } from '../support/processes.js';
+import { exchange } from '../support/raw-http.js';
 import { ROOT } from '../support/run.js';
-import { loadSpec } from '../../src/contract/load-spec.js';
+import { basePathsOf } from 'contract-kit';
+import { loadSpec, type OpenApiDocument } from '../../src/contract/load-spec.js';
+import { previousVersions, sunsetNote } from '../../src/contract/released-contracts.js';
 import { PostgresStore } from '../../src/service/store/postgres/postgres-store.js';
 import {
   dropTestSchemas,
@@ -58,18 +62,33 @@ const jsonLines = (text: string) =>
     .map((line) => JSON.parse(line) as { msg: string; level: number });
 
 describe('start-up', () => {
-  it('writes only JSON lines in production', async () => {
+  it('writes only JSON lines in production, and nothing to stderr', async () => {
+    const key = await keyInFile(join(dir, 'store.db'));
     const run = service({});
     const port = await run.port();
+    // Ready once every operation's validator is compiled, in the background after listening.
+    await run.written(/"msg":"validators ready"/);
     expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+    // Refused by the HTTP server while the app still checks its key: the app's steps that go on
+    // after the answer (they set headers) must not end in Express's stack trace on stderr.
+    const broken = `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n`;
+    const outcome = await exchange(`http://127.0.0.1:${port}`, [Buffer.from(broken)]);
+    expect(outcome.kind === 'response' && outcome.response.status).toBe(400);
+    expect((await fetch(`http://127.0.0.1:${port}/v1/pets`, { headers: { Authorization: `Bearer ${key}` } })).status).toBe(200);
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);
     const lines = jsonLines(run.stdout());
-    expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['listening', 'stopped']));
+    expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['listening', 'validators ready', 'stopped']));
+    expect(run.stderr()).toBe('');
   }, 60_000);
 
-  it('says, outside production, what it serves: its NODE_ENV, the keys it takes and the server of the contract they are for', async () => {
-    const servers = loadSpec().servers ?? [];
+  it('says, outside production, what it serves: its NODE_ENV, each version, the keys it takes and the server of the contract they are for', async () => {
+    const contract = loadSpec();
+    const servers = contract.servers ?? [];
+    const at = (port: number, doc: OpenApiDocument) => `http://localhost:${port}${basePathsOf(doc)[0]}`;
+    // Earlier majors served beside it (contracts/released), each with its end.
+    const earlier = (port: number) =>
+      previousVersions().map(({ label, doc }) => `  and ${doc.info.version} at ${at(port, doc)} (${label}${sunsetNote(doc, Date.now())})`);
     for (const [environment, prefix] of [
       ['production', 'as_prod_'],
       ['staging', 'as_stag_'],
@@ -86,9 +105,10 @@ describe('start-up', () => {
           .stdout()
           .split('\n')
           .filter((line) => line !== '' && !line.startsWith('{'))
-          .slice(0, 3);
+          .slice(0, 3 + earlier(port).length);
         expect(banner).toEqual([
-          `Animal Store API 1.0.0 at http://localhost:${port}/v1 (NODE_ENV=development)`,
+          `${contract.info.title} ${contract.info.version} at ${at(port, contract)} (NODE_ENV=development)`,
+          ...earlier(port),
           `  takes ${environment} keys only (${prefix}…, ANIMAL_STORE_ENV): the keys of ${server}`,
           `  SQLite at ${join(dir, `banner-${environment}.db`)}, limits in memory`,
         ]);
@@ -206,6 +226,7 @@ describe('start-up', () => {
         await run.written(/does not answer yet/);
         proxy.setMode('forward');
         const port = await run.port();
+        await run.written(/"msg":"validators ready"/);
         expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
         expect(jsonLines(run.stdout()).some((l) => /does not answer yet/.test(l.msg))).toBe(true);
         run.child.kill('SIGTERM');

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { resolveRef, type OpenApiDocument } from '../../src/contract/load-spec.js';
-import { listOperations, type OperationInfo } from '../../src/contract/operations.js';
-import { needsKey, REFUSALS, undeclaredRefusal, type Refusal } from '../../src/contract/refusals.js';
+import { listOperations, type Operation } from 'contract-kit';
+import { needsKey, REFUSALS, undeclaredRefusal, type Refusal } from '../../lint/refusals.js';
 import {
   ContractSchemas,
   readingsOf,
@@ -66,14 +66,14 @@ export interface GeneratedRequest {
 /** The arbitraries of one operation, or why there are none (a schema the generator makes no value for). */
 export type OperationArbitraries =
   | {
-      operation: OperationInfo;
+      operation: Operation;
       /** Requests the contract allows. */
       valid: fc.Arbitrary<GeneratedRequest>;
       /** Requests the contract refuses, each broken in exactly one way. */
       invalid: fc.Arbitrary<GeneratedRequest>;
       unsupported?: undefined;
     }
-  | { operation: OperationInfo; unsupported: string };
+  | { operation: Operation; unsupported: string };
 
 interface ParameterObject {
   name: string;
@@ -100,10 +100,10 @@ export function requestArbitraries(doc: OpenApiDocument, overrides: ValueOverrid
   const result = new Map<string, OperationArbitraries>();
   for (const operation of listOperations(doc)) {
     try {
-      result.set(operation.operationId, operationArbitraries(doc, values, operation, overrides));
+      result.set(operation.name, operationArbitraries(doc, values, operation, overrides));
     } catch (error) {
       if (!(error instanceof UnsupportedSchemaError)) throw error;
-      result.set(operation.operationId, { operation, unsupported: `${operation.operationId} is not generated: ${error.message}` });
+      result.set(operation.name, { operation, unsupported: `${operation.name} is not generated: ${error.message}` });
     }
   }
   return result;
@@ -112,7 +112,7 @@ export function requestArbitraries(doc: OpenApiDocument, overrides: ValueOverrid
 function operationArbitraries(
   doc: OpenApiDocument,
   values: SchemaValues,
-  operation: OperationInfo,
+  operation: Operation,
   overrides: ValueOverrides,
 ): OperationArbitraries {
   const item = doc.paths[operation.path]!;
@@ -128,13 +128,13 @@ function operationArbitraries(
     ? resolveRef<{ required?: boolean; content: Record<string, { schema?: unknown }> }>(doc, raw.requestBody)
     : null;
   const mediaType = body ? Object.keys(body.content).find((t) => t === 'application/json' || t.endsWith('+json')) : undefined;
-  if (body && !mediaType) throw new Error(`${operation.operationId}: only JSON request bodies are generated`);
+  if (body && !mediaType) throw new Error(`${operation.name}: only JSON request bodies are generated`);
   const bodySchema = body && mediaType ? body.content[mediaType]!.schema : undefined;
 
   // The same sentence as lint's animal-store/operation-declares-refusals, which says it first.
   const expect = (which: Refusal) => {
     const { status, code } = REFUSALS[which];
-    if (!declared.has(String(status))) throw new Error(undeclaredRefusal(operation.operationId, which));
+    if (!declared.has(String(status))) throw new Error(undeclaredRefusal(operation.name, which));
     return { status, code };
   };
 
@@ -157,7 +157,7 @@ function operationArbitraries(
     .tuple(parameterRecord, validBody, contentTypes)
     .map(([values, bodyValue, contentType]) => {
       const request: GeneratedRequest = {
-        operationId: operation.operationId,
+        operationId: operation.name,
         method: operation.method.toUpperCase(),
         path: operation.path,
         pathParams: {},
@@ -296,7 +296,7 @@ function operationArbitraries(
     });
   }
 
-  if (needsKey(raw, doc.security as unknown[] | undefined)) {
+  if (needsKey(raw, doc.security)) {
     for (const auth of INVALID_AUTH) {
       families.push({
         label: `authorization ${auth}`,
@@ -308,7 +308,7 @@ function operationArbitraries(
     }
   }
 
-  if (families.length === 0) throw new Error(`${operation.operationId}: no way to make an invalid request was found`);
+  if (families.length === 0) throw new Error(`${operation.name}: no way to make an invalid request was found`);
   // A quarter of the invalid requests are about the key, the rest about everything else.
   const [keyFamilies, otherFamilies] = [
     families.filter((f) => f.label.startsWith('authorization ')),

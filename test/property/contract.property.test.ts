@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { propertyCases } from 'contract-kit/testing';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { loadSpec } from '../../src/contract/load-spec.js';
-import { listOperations } from '../../src/contract/operations.js';
+import { listOperations } from 'contract-kit';
 import { dropTestSchemas, postgresEnabled } from '../support/services.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { encodeCursor } from '../../src/service/http/pagination.js';
@@ -21,7 +21,7 @@ import { propertyHarness, propertyRuns, UNLIMITED, type PropertyHarness } from '
  */
 const RUNS = propertyRuns(1000);
 const doc = loadSpec();
-const operations = listOperations(doc).map((op) => op.operationId);
+const operations = listOperations(doc).map((op) => op.name);
 const engines = postgresEnabled() ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const);
 
 describe.each(engines)('on %s', (engine) => {

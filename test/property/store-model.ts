@@ -3,7 +3,7 @@ import type { ObservedResponse } from '../contract/conformance.js';
 import { canonical } from '../../src/service/http/middleware/idempotency.js';
 import { decodeCursor } from '../../src/service/http/pagination.js';
 import type { OpenApiDocument } from '../../src/contract/load-spec.js';
-import { createPetBodies } from '../../src/toolkit/codegen/pet-storage-check.js';
+import { createPetBodies } from '../../scripts/codegen/pet-storage-check.js';
 import type { GeneratedRequest } from './arbitraries-from-spec.js';
 import { asStored } from '../support/stored-animal.js';
 

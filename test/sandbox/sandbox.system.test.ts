@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { animalsFromExamples } from '../../src/toolkit/sandbox/seed.js';
+import { animalsFromExamples } from '../../scripts/support/sandbox-seed.js';
 import { loadSpec } from '../../src/contract/load-spec.js';
 import { killAtEnd, outputOf } from '../support/processes.js';
 import { ROOT } from '../support/run.js';
+import { BASE_PATH } from '../support/base-path.js';
 
 describe('npm run sandbox', () => {
   it("seeds the contract's example animals", () => {
@@ -26,7 +27,7 @@ describe('npm run sandbox', () => {
     // Should the test end without the sandbox removing it, the test does.
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const output = (await run.written(/Press Ctrl\+C[^\n]*\n/)).input;
-    const base = /sandbox at (http:\/\/localhost:\d+\/v1)/.exec(output)![1]!;
+    const base = new RegExp(`sandbox at (http://localhost:\\d+${BASE_PATH})`).exec(output)![1]!;
     const key = (plan: string) => new RegExp(`^  ${plan}\\s+(as_prod_\\w+)`, 'm').exec(output)![1]!;
     const KEY = key('free');
     const BIG = key('enterprise');

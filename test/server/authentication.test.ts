@@ -44,13 +44,13 @@ describe('authentication on every operation', () => {
     await expect401(await list({ Authorization: header.replace('KEY', key) }), reason);
   });
 
-  it('refuses a key whose checksum is wrong, without a lookup', async () => {
+  it('refuses a key whose checksum is wrong, without a lookup, as a mistyped key', async () => {
     const last = key.at(-1) === 'A' ? 'B' : 'A';
-    await expect401(await list({ Authorization: `Bearer ${key.slice(0, -1)}${last}` }), /checksum/);
+    await expect401(await list({ Authorization: `Bearer ${key.slice(0, -1)}${last}` }), /the key is malformed or mistyped/);
   });
 
   it('refuses a well-formed key that was never issued', async () => {
-    await expect401(await list({ Authorization: `Bearer ${generateKey('production').key}` }), /unknown/);
+    await expect401(await list({ Authorization: `Bearer ${generateKey('production').key}` }), /the key is unknown or revoked/);
   });
 
   it('refuses a staging key on production, and a production key on staging', async () => {
@@ -76,13 +76,24 @@ describe('authentication on every operation', () => {
     expect((await list({ Authorization: `Bearer ${revocable}` })).status).toBe(200);
     const record = (await server.store.listKeys()).find((k) => revocable.startsWith(k.displayPrefix) && k.plan === 'free')!;
     await server.store.revokeKey(record.id, new Date());
-    await expect401(await list({ Authorization: `Bearer ${revocable}` }), /revoked/);
+    await expect401(await list({ Authorization: `Bearer ${revocable}` }), /the key is unknown or revoked/);
+  });
+
+  it('answers a revoked key and one never issued alike, so a 401 never tells whether a key existed', async () => {
+    const revocable = await server.newKey('free');
+    const record = (await server.store.listKeys()).find((k) => revocable.startsWith(k.displayPrefix) && k.plan === 'free')!;
+    await server.store.revokeKey(record.id, new Date());
+    const answer = async (token: string) => {
+      const response = await list({ Authorization: `Bearer ${token}` });
+      return { status: response.status, challenge: response.headers.get('www-authenticate'), body: await response.text() };
+    };
+    expect(await answer(revocable)).toEqual(await answer(generateKey('production').key));
   });
 
   it('accepts the scheme in any case (RFC 9110, section 11.1), but not a changed key', async () => {
     expect((await list({ Authorization: `bearer ${key}` })).status).toBe(200);
     expect((await list({ Authorization: `BEARER ${key}` })).status).toBe(200);
-    await expect401(await list({ Authorization: `Bearer ${key.toLowerCase()}` }), /malformed|checksum/);
+    await expect401(await list({ Authorization: `Bearer ${key.toLowerCase()}` }), /malformed or mistyped/);
   });
 
   it('protects every operation', async () => {

@@ -8,6 +8,7 @@ import { loadSpec } from '../../src/contract/load-spec.js';
 import { ContractChecker } from '../contract/conformance.js';
 import { allowAt } from '../support/contract-methods.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
+import { BASE_PATH } from '../support/base-path.js';
 
 const APP = 'http://localhost:5173';
 
@@ -137,7 +138,7 @@ describe('CORS', () => {
       socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
       socket.on('end', () => resolve(text));
       socket.on('error', reject);
-      socket.write(`GET /v1/pets HTTP/1.1\r\nHost: x\r\nOrigin: ${APP}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+      socket.write(`GET ${BASE_PATH}/pets HTTP/1.1\r\nHost: x\r\nOrigin: ${APP}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     });
     expect(answer).toMatch(/^HTTP\/1\.1 431 /);
     expect(answer).toContain(`Access-Control-Allow-Origin: ${APP}\r\n`);

@@ -20,7 +20,7 @@ const post = (body: string, contentType = 'application/json') =>
     body,
   });
 
-describe('POST /v1/pets', () => {
+describe('POST /pets', () => {
   it('returns 201 with the stored animal, status available by default', async () => {
     const { data, response } = await server.client(key).POST('/pets', { body: { name: 'Rex', categoryId: 3 } });
     expect(response.status).toBe(201);

@@ -1,12 +1,16 @@
+import { basePathsOf, majorOf, notImplemented } from 'contract-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handlers } from '../../generated/handlers.js';
+import { loadSpec } from '../../src/contract/load-spec.js';
 import type { Handlers } from '../../src/service/http/handler-types.js';
-import { NotImplementedError } from '../../src/service/http/errors/not-implemented-error.js';
 import { allowAt, methodNotAt } from '../support/contract-methods.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 let server: TestServer;
 let key: string;
+// The version's path (/v1), and the contract it is the path of.
+const contract = loadSpec();
+const BASE = basePathsOf(contract)[0]!;
 
 // Handlers that misbehave, to show what the error handler makes of it.
 const broken: Handlers = {
@@ -16,9 +20,7 @@ const broken: Handlers = {
     throw new Error('SQLITE_CORRUPT: database disk image is malformed at /srv/data/store.db');
   },
   // What a stub written by `npm run generate` does.
-  createPet: async () => {
-    throw new NotImplementedError('createPet');
-  },
+  createPet: notImplemented('createPet', 'src/service/http/handlers/createPet.ts'),
   // A body the contract does not allow (status is not a PetStatus): the response validator stops it.
   getPet: async ({ path }) => ({ status: 200, body: { id: path.petId, name: 'Rex', categoryId: 1, status: 'lost' } as never }),
 };
@@ -61,13 +63,13 @@ describe('errors', () => {
     expect(response.status).toBe(501);
     expect(await response.json()).toEqual({
       code: 'not_implemented',
-      message: 'Operation createPet is described by the contract but not implemented yet.',
+      message: 'createPet is not implemented yet.',
       status: 501,
     });
   });
 
-  it('answers an unknown path with 404 not_found, inside and outside /v1', async () => {
-    for (const path of ['/v1/owners', '/v2/pets', '/']) {
+  it("answers an unknown path with 404 not_found, inside and outside the version's path", async () => {
+    for (const path of [`${BASE}/owners`, `/v${majorOf(contract.info.version, 'openapi.yaml') + 1}/pets`, '/']) {
       const response = await fetch(`${server.origin}${path}`, { headers: auth() });
       expect(response.status, path).toBe(404);
       expect(await response.json(), path).toMatchObject({ code: 'not_found', status: 404 });
@@ -76,7 +78,7 @@ describe('errors', () => {
 
   it('answers an unknown path with 404 whether or not a key is sent, counted against the address, with its headers', async () => {
     let remaining: number | undefined;
-    for (const path of ['/metrics', '/nope', '/v1/owners']) {
+    for (const path of ['/metrics', '/nope', `${BASE}/owners`]) {
       for (const headers of [{}, { Authorization: 'Bearer as_prod_not_a_key' }] as Record<string, string>[]) {
         const response = await fetch(`${server.origin}${path}`, { headers });
         expect(response.status, path).toBe(404);
@@ -119,9 +121,9 @@ describe('errors', () => {
   });
 
   it('matches paths case-sensitively, as the contract writes them', async () => {
-    for (const path of ['/V1/PETS', '/v1/Pets', '/v1/pets/1/']) {
+    for (const path of [`${BASE}/pets`.toUpperCase(), `${BASE}/Pets`, `${BASE}/pets/1/`]) {
       const response = await fetch(`${server.origin}${path}`, {
-        method: path === '/v1/pets/1/' ? methodNotAt('/pets/{petId}') : 'GET',
+        method: path === `${BASE}/pets/1/` ? methodNotAt('/pets/{petId}') : 'GET',
         headers: auth(),
       });
       expect([404, 405], path).toContain(response.status);
@@ -129,11 +131,11 @@ describe('errors', () => {
       expect(body.code, path).toMatch(/not_found|method_not_allowed/);
       if (response.status === 405) expect(response.headers.get('allow')).toBe(allowAt('/pets/{petId}'));
     }
-    expect((await fetch(`${server.origin}/V1/PETS`, { headers: auth() })).status).toBe(404);
+    expect((await fetch(`${server.origin}${`${BASE}/pets`.toUpperCase()}`, { headers: auth() })).status).toBe(404);
   });
 
   it('answers a path with a trailing slash the contract does not write with 404', async () => {
-    for (const path of ['/v1/pets/', '/v1/pets/1/']) {
+    for (const path of [`${BASE}/pets/`, `${BASE}/pets/1/`]) {
       const response = await fetch(`${server.origin}${path}`, { headers: auth() });
       expect(response.status, path).toBe(404);
       expect(await response.json(), path).toMatchObject({ code: 'not_found' });
@@ -197,6 +199,27 @@ describe('health', () => {
       // The anonymous answer must not carry the store's error text.
       expect(await response.json()).toEqual({ status: 'unavailable' });
       expect(logLines.some((line) => line.includes('not ready') && line.includes('"reason"'))).toBe(true);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it("answers /readyz 503 until every operation's validator is compiled, in the background after listening", async () => {
+    const logLines: string[] = [];
+    const own = await startTestServer({ logLines, waitUntilReady: false });
+    const compiled = () => logLines.some((line) => line.includes('"msg":"validators ready"'));
+    try {
+      const statuses: number[] = [];
+      while (statuses.at(-1) !== 200) {
+        // A 503 to a request sent before they were logged compiled, a 200 once they are (logged
+        // as the service starts answering 200): what was logged as the request left says which.
+        const loggedBefore = compiled();
+        const status = (await fetch(`${own.origin}/readyz`)).status;
+        expect([status, status === 200 ? compiled() : loggedBefore]).toEqual(status === 200 ? [200, true] : [503, false]);
+        statuses.push(status);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(statuses[0]).toBe(503);
     } finally {
       await own.close();
     }

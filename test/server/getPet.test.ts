@@ -2,13 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handlers } from '../../generated/handlers.js';
 import { loadSpec, resolveRef } from '../../src/contract/load-spec.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
+import { BASE_PATH } from '../support/base-path.js';
 
 let server: TestServer;
 let key: string;
 const DEPRECATION = {
   deprecation: '@1767225600',
   sunset: 'Thu, 05 Dec 2030 00:00:00 GMT',
-  link: '</v1/pets>; rel="successor-version"',
+  link: `<${BASE_PATH}/pets>; rel="successor-version"`,
 };
 
 beforeAll(async () => {
@@ -24,7 +25,7 @@ function expectDeprecationHeaders(response: Response) {
   for (const [name, value] of Object.entries(DEPRECATION)) expect(response.headers.get(name), name).toBe(value);
 }
 
-describe('GET /v1/pets/{petId}', () => {
+describe(`GET ${BASE_PATH}/pets/{petId}`, () => {
   it('returns the animal with the Deprecation, Sunset and Link headers', async () => {
     const created = (await server.client(key).POST('/pets', { body: { name: 'Rex', categoryId: 3 } })).data!;
     const { data, response } = await server.client(key).GET('/pets/{petId}', { params: { path: { petId: created.id } } });

@@ -14,7 +14,7 @@ import { startTestServer } from '../support/test-server.js';
 afterAll(() => dropTestSchemas());
 const engines = (['sqlite', 'postgres'] as const).filter((e) => e === 'sqlite' || postgresEnabled());
 
-describe.each(engines)('POST /v1/pets with Idempotency-Key (%s)', (engine) => {
+describe.each(engines)('POST /pets with Idempotency-Key (%s)', (engine) => {
   const setup = async (options: Parameters<typeof startTestServer>[0] = {}) => {
     const server = await startTestServer({ engine, ...options });
     const key = await server.newKey('business');
@@ -316,7 +316,7 @@ describe.each(engines)('Idempotency-Key on an operation other than createPet (%s
     try {
       const key = await server.newKey('business');
       const remove = (petId: number, idempotencyKey: string) =>
-        fetch(`${server.origin}/v1${ADDED.path.replace('{petId}', String(petId))}`, {
+        fetch(`${server.baseUrl}${ADDED.path.replace('{petId}', String(petId))}`, {
           method: ADDED.method.toUpperCase(),
           headers: { Authorization: `Bearer ${key}`, 'Idempotency-Key': idempotencyKey },
         });

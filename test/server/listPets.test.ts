@@ -1,5 +1,12 @@
+import { basePathsOf } from 'contract-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSpec } from '../../src/contract/load-spec.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
+
+// The version's path and the page size a request without limit gets, from the contract.
+const contract = loadSpec();
+const BASE = basePathsOf(contract)[0]!;
+const PAGE = (contract.components!.parameters as Record<string, { schema: { default: number } }>).Limit!.schema.default;
 
 let server: TestServer;
 let key: string;
@@ -34,12 +41,13 @@ async function allPages(first: string): Promise<{ ids: number[]; pages: number; 
   return { ids, pages, links };
 }
 
-describe('GET /v1/pets', () => {
-  it('returns 20 animals by id ascending by default, through the typed client', async () => {
+describe(`GET ${BASE}/pets`, () => {
+  it('returns the default page of animals by id ascending, through the typed client', async () => {
     const { data, response } = await server.client(key).GET('/pets');
     expect(response.status).toBe(200);
-    expect(data?.map((p) => p.id)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
-    expect(response.headers.get('link')).toBe(`</v1/pets?limit=20&cursor=${Buffer.from('20').toString('base64url')}>; rel="next"`);
+    expect(data?.map((p) => p.id)).toEqual(Array.from({ length: PAGE }, (_, i) => i + 1));
+    const cursor = Buffer.from(String(PAGE)).toString('base64url');
+    expect(response.headers.get('link')).toBe(`<${BASE}/pets?limit=${PAGE}&cursor=${cursor}>; rel="next"`);
   });
 
   it('pages through 250 animals by following Link, each exactly once', async () => {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestServer } from '../support/test-server.js';
+import { BASE_PATH } from '../support/base-path.js';
 
 let server: TestServer | undefined;
 afterEach(() => server?.close());
@@ -39,7 +40,7 @@ describe('request logs', () => {
       requestId: 'req-1',
       traceId: trace,
       method: 'GET',
-      path: '/v1/pets',
+      path: `${BASE_PATH}/pets`,
       status: 200,
       keyId: expect.stringMatching(/^key_/),
     });
@@ -94,6 +95,15 @@ describe('client address behind a proxy', () => {
     expect(await anonymous(server, '203.0.113.1')).toBe(9);
     expect(await anonymous(server, '203.0.113.2')).toBe(9);
     expect(await anonymous(server, '203.0.113.1')).toBe(8);
+  });
+
+  // A proxy that appends the address it saw to the X-Forwarded-For the client sent: trusting the
+  // proxy (its address, or one hop) takes that last entry, whatever the client wrote before it.
+  it.each([['loopback'], [1]])('limits a client that rotates a forged X-Forwarded-For as one, with TRUST_PROXY=%s', async (trustProxy) => {
+    server = await startTestServer({ anonymousLimits: { perMinute: 10, perDay: 100 }, trustProxy });
+    const remaining = [];
+    for (let i = 1; i <= 4; i++) remaining.push(await anonymous(server, `198.51.100.${i}, 203.0.113.7`));
+    expect(remaining).toEqual([9, 8, 7, 6]);
   });
 
   // A raw X-Forwarded-For value must not be a subject of its own.

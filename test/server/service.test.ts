@@ -13,6 +13,7 @@ import { SqliteStore } from '../../src/service/store/sqlite/sqlite-store.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { anonymousLimitsOf, banPolicyOf } from '../../src/service/config/load-config.js';
 import { defaultConfig } from '../../src/service/config/settings.js';
+import { BASE_PATH } from '../support/base-path.js';
 
 /**
  * startService is how every entry point starts and stops the service (main, the sandbox, the
@@ -26,7 +27,7 @@ afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, f
  * A service whose GET /pets waits, once it has the request (`entered`), until the test lets it
  * answer (`release`): no timing decides what is in flight.
  */
-async function slowService(closed: string[], shutdownTimeoutMs: number, port = 0) {
+async function slowService(closed: string[], shutdownTimeoutMs: number, port = 0, shutdownLingerMs = 200) {
   const dir = mkdtempSync(join(tmpdir(), 'animal-store-service-'));
   dirs.push(dir);
   const store = SqliteStore.open(join(dir, 'store.db'));
@@ -54,29 +55,30 @@ async function slowService(closed: string[], shutdownTimeoutMs: number, port = 0
     port,
     host: '127.0.0.1',
     shutdownTimeoutMs,
-    shutdownLingerMs: 200,
+    shutdownLingerMs,
     alsoClose: [() => void closed.push('first'), () => void closed.push('second')],
   }).catch(async (error: unknown) => {
     // A service that could not listen closes nothing: the store is the test's to close.
     await store.close();
     throw error;
   });
-  const get = () => fetch(`${service.origin}/v1/pets`, { headers: { Authorization: `Bearer ${key}` } });
+  const get = () => fetch(`${service.origin}${BASE_PATH}/pets`, { headers: { Authorization: `Bearer ${key}` } });
   return { service, get, store, entered, release };
 }
 
 describe('startService and its stop', () => {
   it('finishes a request in flight, answers while it lingers, then refuses new connections and closes the store and what it was given, in order', async () => {
     const closed: string[] = [];
-    const { service, get, store, entered, release } = await slowService(closed, 5_000);
+    // A linger of 1 s: the request sent while it lingers must connect within it, on a loaded machine too.
+    const { service, get, store, entered, release } = await slowService(closed, 5_000, 0, 1_000);
     expect(service.origin).toBe(`http://localhost:${service.port}`);
     const inFlight = get();
     await entered;
     const stopping = service.stop();
     const whileLingering = get();
-    // Past the linger (200 ms): its timer was set before this one, so it has fired, and the
-    // server has stopped listening (both timers run in this process, in the order they expire).
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Past the linger: its timer was set before this one, so it has fired, and the server has
+    // stopped listening (both timers run in this process, in the order they expire).
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
     await expect(get()).rejects.toThrow();
     expect(closed, 'nothing closed while a request is in flight').toEqual([]);
     release();

@@ -7,6 +7,7 @@ import { parse, stringify } from 'yaml';
 import type { OpenApiDocument } from '../../src/contract/load-spec.js';
 import { requestArbitraries } from '../property/arbitraries-from-spec.js';
 import { ADDED, withAddedOperation } from '../support/added-operation.js';
+import { codeBlocks, guideSection, placeOf } from '../support/guide.js';
 import { bin, ROOT, run } from '../support/run.js';
 
 const workDir = mkdtempSync(join(tmpdir(), 'animal-store-lint-'));
@@ -113,6 +114,39 @@ describe('npm run lint', () => {
       },
     ],
   ];
+
+  // docs/designers.md, "Add an operation that reads", followed from its own text: each YAML block
+  // says where it goes. The operation alone fails on its 400, as the guide says; with the example
+  // the guide adds, lint passes.
+  it("passes on the guide's operation that reads once its 400 example is added, and names the example missing before", async () => {
+    const blocks = codeBlocks(guideSection('Add an operation that reads'), 'yaml').map((block) => ({
+      at: placeOf(block),
+      entries: Object.entries(parse(block) as Spec),
+    }));
+    expect(blocks.length, 'YAML blocks of the section: the operation, then what its 400 needs').toBeGreaterThan(1);
+    expect(blocks.map((block) => block.at)).not.toContain(undefined);
+    // Each block's keys join those already there, at every depth.
+    const merge = (node: Spec, entries: [string, unknown][]) => {
+      for (const [key, value] of entries) {
+        if (value && typeof value === 'object' && node[key] && typeof node[key] === 'object') merge(node[key], Object.entries(value));
+        else node[key] = value;
+      }
+    };
+    const place = (s: Spec, upTo: number) => {
+      for (const { at, entries } of blocks.slice(0, upTo))
+        merge(
+          at!.reduce<Spec>((parent, key) => (parent[key] ??= {}), s),
+          entries,
+        );
+    };
+    const [operationId] = Object.values(blocks[0]!.entries[0]![1] as Spec).map((op: Spec) => op.operationId as string);
+    const alone = await lintMutated('reading-operation-alone', (s) => place(s, 1), 'stylish');
+    expect(alone.output).toContain(`${operationId} declares 400 but none of its examples names only inputs ${operationId} has`);
+    expect(alone.code).toBe(1);
+    const guided = await lintMutated('reading-operation', (s) => place(s, blocks.length));
+    expect(guided.output, guided.output).toMatch(/Your API description is valid/);
+    expect(guided.code).toBe(0);
+  });
 
   // PetName's pattern of 1.0.0 was quadratic; lint must refuse it.
   it('fails on a copy with a pattern that backtracks super-linearly, naming the pattern and an attack string', async () => {

@@ -4,9 +4,6 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { checkRegex, describeUnsafe } from '../../lint/regex-safety.js';
 import { KEY_PATTERN } from '../../src/service/keys/key-format.js';
-import { pathPattern } from '../../src/contract/contract-paths.js';
-import { loadSpec } from '../../src/contract/load-spec.js';
-import { basePathOf, listOperations } from '../../src/contract/operations.js';
 import { ROOT } from '../support/run.js';
 
 // Every regular expression in src/ is proved linear by recheck, as `npm run lint` proves the
@@ -67,10 +64,6 @@ function regexesIn(file: string): { literal: Found[]; dynamic: string[] } {
  * test below until it is listed here.
  */
 const DYNAMIC: Record<string, () => RegExp[]> = {
-  'src/contract/contract-paths.ts': () => {
-    const doc = loadSpec();
-    return listOperations(doc).map((op) => pathPattern(basePathOf(doc), op.path));
-  },
   'src/service/keys/key-format.ts': () => [KEY_PATTERN],
 };
 
@@ -85,7 +78,7 @@ const built = Object.entries(DYNAMIC).flatMap(([file, build]) =>
 describe('regular expressions in src/', () => {
   it('are found (the scan works)', () => {
     expect(literals.length).toBeGreaterThan(10);
-    expect(built.length).toBeGreaterThan(1);
+    expect(built.length).toBeGreaterThan(0);
   });
 
   it('are all built from literals, or listed with what they build', () => {

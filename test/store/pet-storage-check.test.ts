@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadSpec, type OpenApiDocument } from '../../src/contract/load-spec.js';
-import { petStorageGaps } from '../../src/toolkit/codegen/pet-storage-check.js';
+import { petStorageGaps } from '../../scripts/codegen/pet-storage-check.js';
 
 /** The contract with NewPet and Pet edited as a designer would. */
 function edited(edit: (schemas: Record<string, { properties: Record<string, unknown>; required: string[] }>) => void): OpenApiDocument {

@@ -1,5 +1,5 @@
 import { loadSpec, type OpenApiDocument } from '../../src/contract/load-spec.js';
-import { listOperations } from '../../src/contract/operations.js';
+import { listOperations } from 'contract-kit';
 
 /** The operation {@link withAddedOperation} adds: on a path of its own, so it never meets one of the contract's. */
 export const ADDED = { operationId: 'removeAddedByTest', method: 'delete', path: '/added-by-test/{petId}' } as const;
@@ -21,8 +21,8 @@ export const RESPONSE_HEADERS = Object.fromEntries(
  */
 export function withAddedOperation(doc: OpenApiDocument = loadSpec()): OpenApiDocument {
   const copy = structuredClone(doc);
-  const taken = listOperations(copy).find((op) => op.operationId === ADDED.operationId || op.path === ADDED.path);
-  if (taken) throw new Error(`the contract has ${taken.operationId} at ${taken.path}: rename ADDED in test/support/added-operation.ts`);
+  const taken = listOperations(copy).find((op) => op.name === ADDED.operationId || op.path === ADDED.path);
+  if (taken) throw new Error(`the contract has ${taken.name} at ${taken.path}: rename ADDED in test/support/added-operation.ts`);
   copy.paths[ADDED.path] = {
     [ADDED.method]: {
       operationId: ADDED.operationId,

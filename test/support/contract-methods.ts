@@ -1,5 +1,5 @@
 import { loadSpec, type OpenApiDocument } from '../../src/contract/load-spec.js';
-import { HTTP_METHODS } from '../../src/contract/operations.js';
+import { HTTP_METHODS } from 'contract-kit';
 
 /** The methods the contract has at `path` (`/pets/{petId}`), upper case; HEAD wherever GET is (RFC 9110). */
 function methodsAt(path: string, doc: OpenApiDocument): string[] {

@@ -1,4 +1,4 @@
-import { startPrism } from '../../src/toolkit/mock/prism-process.js';
+import { startPrism } from './prism-process.js';
 import { SPEC_PATH } from '../../src/contract/load-spec.js';
 import type { ContractTarget } from '../contract/cases.js';
 

@@ -23,13 +23,18 @@ export interface RawRequest {
   body?: string | Buffer;
   /** Adds `Content-Length` for the body unless a header line already sets it or chunked is used. @default true */
   contentLength?: boolean;
+  /** Adds `Host: <the origin's host>` as the first header line. @default true */
+  host?: boolean;
+  /** The HTTP version of the request line. @default '1.1' */
+  version?: '1.0' | '1.1';
 }
 
 /** The bytes of a request: request line, Host, the header lines, Connection: close, the body. */
 export function requestBytes(origin: string, request: RawRequest): Buffer {
   const url = new URL(origin);
   const body = typeof request.body === 'string' ? Buffer.from(request.body) : (request.body ?? Buffer.alloc(0));
-  const lines = [`${request.method} ${request.target} HTTP/1.1`, `Host: ${url.host}`];
+  const lines = [`${request.method} ${request.target} HTTP/${request.version ?? '1.1'}`];
+  if (request.host !== false) lines.push(`Host: ${url.host}`);
   for (const [name, value] of request.headers ?? []) lines.push(`${name}: ${value}`);
   const sets = (name: string) => (request.headers ?? []).some(([n]) => n.toLowerCase() === name);
   if (request.contentLength !== false && request.body !== undefined && !sets('content-length') && !sets('transfer-encoding')) {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { expect } from 'vitest';
 import { loadSpec } from '../../src/contract/load-spec.js';
-import { listOperations } from '../../src/contract/operations.js';
+import { listOperations } from 'contract-kit';
 import { ROOT } from './run.js';
 
 /**

@@ -47,6 +47,8 @@ export interface TestServerOptions {
   timeouts?: Partial<HttpTimeouts>;
   /** The caps on connections. @default those of MAX_CONNECTIONS and MAX_CONNECTIONS_PER_ADDRESS */
   connections?: Partial<ConnectionLimits>;
+  /** Return once every operation's validator is compiled, as a load balancer waits for /readyz to say 200. @default true */
+  waitUntilReady?: boolean;
   /** The contract the app serves and validates against. @default openapi.yaml */
   spec?: OpenApiDocument;
   /** Released contracts of earlier majors served beside it. @default contracts/released's below openapi.yaml's major, without spec */
@@ -101,6 +103,7 @@ export async function startTestServer(options: TestServerOptions = {}) {
     host: '127.0.0.1',
     alsoClose: [() => rmSync(dir, { recursive: true, force: true })],
   });
+  if (options.waitUntilReady ?? true) await service.ready;
   const { port } = service;
   // Under the contract's first server path (/v1), as the app serves it.
   const baseUrl = `http://127.0.0.1:${port}${basePathsOf(options.spec ?? loadSpec())[0]}`;

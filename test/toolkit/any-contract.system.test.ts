@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseDocument } from 'yaml';
 import { startServer, type ServerProcess } from '../../scripts/support/server-process.js';
+import { loadSpec } from '../../src/contract/load-spec.js';
 import { freePort } from '../../src/shared/free-port.js';
 import { RepositoryCopy, type Outcome } from '../designer/repository-copy.js';
 import { ROOT } from '../support/run.js';
@@ -15,7 +16,13 @@ import { killAtEnd } from '../support/processes.js';
  * createOrder under /v1, bearer keys). Generate, lint, the docs, check:breaking, the mock and the
  * service, each as a designer runs it in that copy.
  */
-const FIXTURE = readFileSync(join(ROOT, 'test/toolkit/any-contract/openapi.yaml'), 'utf8');
+// At the version of the repository's own contract, so that the client package's pins on it
+// (package.json, package-lock.json) stand: another version takes npm install, as a new major does.
+const VERSION = loadSpec().info.version;
+const FIXTURE = readFileSync(join(ROOT, 'test/toolkit/any-contract/openapi.yaml'), 'utf8').replace(
+  /^ {2}version: .*$/m,
+  `  version: ${VERSION}`,
+);
 const OPERATIONS = ['listOrders', 'createOrder'];
 const ORDER = { item: 'cup', quantity: 6 };
 
@@ -42,10 +49,10 @@ describe('the toolkit on a contract without the Animal Store’s operations', ()
       const generated = await copy.npm('generate');
       expect(generated.code, show(generated)).toBe(0);
       for (const id of OPERATIONS) {
-        expect(generated.stdout).toContain(`created src/service/http/handlers/${id}.ts (stub answering 501 until you write it)`);
+        expect(generated.stdout).toContain(`wrote src/service/http/handlers/${id}.ts (a stub answering 501 until you write it)`);
       }
       const handlers = readFileSync(join(copy.dir, 'generated/handlers.ts'), 'utf8');
-      expect(handlers).toContain('export const handlers = { listOrders, createOrder } satisfies Handlers;');
+      expect(handlers).toContain('export const handlers = { listOrders, createOrder } satisfies Handlers<Operations, Context>;');
       expect(readFileSync(join(copy.dir, 'packages/client/src/generated/openapi.ts'), 'utf8')).toMatch(/listOrders: \{/);
       const checked = await copy.npm('check:generated');
       expect(checked.code, show(checked)).toBe(0);
@@ -104,7 +111,7 @@ describe('the toolkit on a contract without the Animal Store’s operations', ()
     'npm run mock answers its operations with their examples',
     async () => {
       const port = await freePort();
-      const mock = spawn(process.execPath, ['--import', 'tsx', 'scripts/mock.ts', '--port', String(port)], {
+      const mock = spawn(process.execPath, ['--import', 'tsx', 'packages/contract-kit/src/cli/main.ts', 'mock', '--port', String(port)], {
         cwd: copy.dir,
         env: { ...process.env, NO_COLOR: '1' },
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -117,8 +124,7 @@ describe('the toolkit on a contract without the Animal Store’s operations', ()
       try {
         // Prism starts in a few seconds; only a mock that never starts waits out the step.
         await expect.poll(() => output, { timeout: STEP_MS / 2, interval: 100 }).toContain('Press Ctrl+C to stop.');
-        expect(output).toContain(`Mock Order Desk API at http://127.0.0.1:${port}/v1`);
-        expect(output).toContain(`curl -H 'Authorization: Bearer any' http://127.0.0.1:${port}/v1/orders`);
+        expect(output).toContain(`listening on http://localhost:${port}/v1`);
         const response = await fetch(`http://127.0.0.1:${port}/v1/orders`, { headers: { Authorization: 'Bearer any' } });
         expect(response.status).toBe(200);
         expect(response.headers.get('X-RateLimit-Limit')).toBe('60');
@@ -156,14 +162,17 @@ describe('the toolkit on a contract without the Animal Store’s operations', ()
 
     it('starts, names each stub in one warning, and answers 501 not_implemented from each', async () => {
       const base = `http://localhost:${service.port}/v1`;
-      expect(service.output()).toContain(`Order Desk API 1.0.0 at ${base} (NODE_ENV=development)`);
+      expect(service.output()).toContain(`Order Desk API ${VERSION} at ${base} (NODE_ENV=development)`);
       expect(service.output()).toContain(
         `Try:\n  curl -H 'Authorization: Bearer ${key}' ${base}/orders\n` +
           `  curl -H 'Authorization: Bearer ${key}' -H 'Content-Type: application/json' -d '${JSON.stringify(ORDER)}' ${base}/orders\n`,
       );
-      for (const id of OPERATIONS) {
+      for (const [id, route] of [
+        ['listOrders', 'GET /orders'],
+        ['createOrder', 'POST /orders'],
+      ]) {
         expect(service.output()).toContain(
-          `${id} is not implemented: write src/service/http/handlers/${id}.ts (see generated/handlers.ts)`,
+          `${id} (${route}) is not implemented yet: it answers 501 until src/service/http/handlers/${id}.ts is written`,
         );
       }
       const auth = { Authorization: `Bearer ${key}` };
@@ -181,7 +190,7 @@ describe('the toolkit on a contract without the Animal Store’s operations', ()
         expect(response.headers.get('X-RateLimit-Limit'), id).toBe('300');
         expect(await response.json()).toEqual({
           code: 'not_implemented',
-          message: `Operation ${id} is described by the contract but not implemented yet.`,
+          message: `${id} is not implemented yet.`,
           status: 501,
         });
       }

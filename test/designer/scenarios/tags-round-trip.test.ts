@@ -4,7 +4,7 @@
 import createClient from 'openapi-fetch';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { components, paths } from '@animal-store/client';
-import { startMockServer } from '../src/toolkit/mock/mock-server.js';
+import { startMockForTests } from './support/mock-target.js';
 import { dropTestSchemas, postgresEnabled } from './support/services.js';
 import { startTestServer } from './support/test-server.js';
 
@@ -37,7 +37,7 @@ describe.each(engines)('tags on %s', (engine) => {
 
 describe('tags on the mock', () => {
   it('are accepted in a valid body and refused when repeated', async () => {
-    const mock = await startMockServer({ port: 0, log: null });
+    const mock = await startMockForTests();
     try {
       const client = createClient<paths>({ baseUrl: mock.url, headers: { Authorization: 'Bearer as_prod_mock' } });
       const created = await client.POST('/pets', { body: { name: 'Rex', categoryId: 3, tags } });
