@@ -6,12 +6,11 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import cors from 'cors';
-import { resolveRef, type MockConfig, type OpenApiDocument, type Operation } from 'contract-kit';
+import { crossOriginOf, resolveRef, type MockConfig, type OpenApiDocument, type Operation } from 'contract-kit';
 import { BODY_LIMITS } from './src/contract/body-limits.js';
 import { loadSpec } from './src/contract/load-spec.js';
 import { namedExamples, unfitFields, type ExampleObject } from './lint/response-examples.js';
 import { errorBody, problemOf } from './src/service/http/error-body.js';
-import { CORS_EXPOSED_HEADERS } from './src/service/http/middleware/cors.js';
 import { REALM } from './src/service/http/middleware/authenticate.js';
 import { canonicalPetNames } from './src/service/http/pet-name.js';
 import { clientPackage } from './scripts/codegen/client-package.js';
@@ -52,8 +51,8 @@ const mock: MockConfig = {
     // The service's steps but the rate limit and the Idempotency-Key, which need its store.
     steps: { beforeHandler: (op) => ({ canonicalPetNames: canonicalPetNames(loadSpec(), op) }) },
   },
-  // Frontend teams call the mock from pages of any origin.
-  use: [cors({ origin: true, exposedHeaders: [...CORS_EXPOSED_HEADERS], maxAge: 600 })],
+  // Frontend teams call the mock from pages of any origin, and read the headers the contract declares.
+  use: [cors({ origin: true, exposedHeaders: crossOriginOf(loadSpec()).responseHeaders, maxAge: 600 })],
   headers({ contract, operation, status, body, headers }) {
     const set: Record<string, string | number | null> = {};
     for (const [name, value] of Object.entries(everyAnswer(contract))) if (headers[name.toLowerCase()] === undefined) set[name] = value;

@@ -1,6 +1,6 @@
 /** What `npm run bench` makes of its measurements: medians, the targets, and its table as text, Markdown and JSON. */
 import { availableParallelism, cpus, platform, release, totalmem } from 'node:os';
-import { LISTENING_SOCKETS } from '../src/service/http/listeners.js';
+import { LISTENING_SOCKETS } from '../src/service/config/settings.js';
 import { tableLines } from '../src/shared/text-table.js';
 import { SMALL, type Step } from './lineup.js';
 import { largeContractRows, type LargeContractFigures } from './large-start.js';
@@ -57,7 +57,7 @@ const LATENCY_NOTE =
   'and Node accepts one per turn of its event loop on each socket that listens (each turn answers every connection already ' +
   `accepted): on one, as every server here but the full stack listens, the last waits for about ${((CONNECTIONS * (CONNECTIONS - 1)) / 2).toLocaleString('en-US')} answers ` +
   'to the others (max ms); where a request costs much more than 0.1 ms, those first answers and the samples added for them ' +
-  `set the p99. The full stack listens on ${LISTENING_SOCKETS} sockets that share its port (src/service/http/listeners.ts). The latency ` +
+  `set the p99. The full stack listens on ${LISTENING_SOCKETS} sockets that share its port (contract-kit's listeningSockets). The latency ` +
   "columns are medians of the rounds' figures.";
 
 /** A table as Markdown, its first row the header. */

@@ -6,7 +6,6 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statS
 import { dirname, join, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { cachePathOf } from '../src/contract/contract-cache.js';
-import { COMPRESSED_SUFFIX } from '../src/contract/reference-docs.js';
 import { releasedContracts } from '../src/contract/released-contracts.js';
 import { failUsage, parseCommandLine } from '../src/shared/command-line.js';
 import { PACKAGE_ROOT } from '../src/shared/package-root.js';
@@ -121,7 +120,7 @@ function copyContractAndDocs(out: string): void {
   }
   // Newer than the contract, so it is served as it is (there is no Redocly to render it again);
   // its compressed copies after it, so that they are not older than the page.
-  for (const file of ['index.html', ...Object.values(COMPRESSED_SUFFIX).map((suffix) => `index.html${suffix}`)])
+  for (const file of ['index.html', 'index.html.br', 'index.html.gz'])
     cpSync(join(PACKAGE_ROOT, 'build', 'docs', file), join(out, 'build', 'docs', file));
 }
 

@@ -5,7 +5,6 @@ import { PACKAGE_ROOT } from '../src/shared/package-root.js';
 import { ConfigError } from '../src/service/config/config-error.js';
 import { loadConfig } from '../src/service/config/load-config.js';
 import { defaultConfig, describeSettings, SETTINGS } from '../src/service/config/settings.js';
-import { LISTENING_SOCKETS } from '../src/service/http/listeners.js';
 
 describe('configuration', () => {
   it('has a default for everything', () => {
@@ -101,8 +100,6 @@ describe('configuration', () => {
     const unset = Object.values(SETTINGS).filter((setting) => setting.default === null);
     expect(unset.length).toBeGreaterThan(0);
     for (const setting of unset) expect(help).toContain(`${setting.doc} (default: unset)`);
-    // PORT's doc says how many sockets listen on the port (configuration does not import the HTTP layer).
-    expect(SETTINGS.port.doc).toContain(`with ${LISTENING_SOCKETS} sockets`);
   });
 
   it('refuses settings that are each valid but not together', () => {

@@ -1,17 +1,12 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
-import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import { SPEC_PATH } from './load-spec.js';
 
 const ROOT = dirname(SPEC_PATH);
 
 /** Where `npm run docs` (contract-kit docs) writes the page, and where the server looks for it. */
 export const DOCS_PATH = join(ROOT, 'build', 'docs', 'index.html');
-
-/** The compressed copies `npm run docs` writes beside the page (its --compress), by the encoding a client asks for them in. */
-export const COMPRESSED_SUFFIX = { br: '.br', gzip: '.gz' } as const;
 
 /** contract-kit's command line, from its sources: its docs section of contract-kit.config.ts gives the template. */
 const KIT_MAIN = join(ROOT, 'packages', 'contract-kit', 'src', 'cli', 'main.ts');
@@ -28,19 +23,6 @@ function tsxLoader(): string | undefined {
 /** Whether this installation can render the docs: Redocly and tsx are development dependencies. */
 export function canBuildDocs(): boolean {
   return existsSync(join(ROOT, 'node_modules', '@redocly', 'cli', 'package.json')) && existsSync(KIT_MAIN) && tsxLoader() !== undefined;
-}
-
-const brotliAsync = promisify(brotliCompress);
-const gzipAsync = promisify(gzip);
-
-/**
- * `body` compressed, on libuv's thread pool (never on the event loop: brotli takes a second or
- * more on the 2.6 MB page), at brotli's quality 9: for what the service compresses as it serves.
- */
-export function compress(body: Buffer, encoding: keyof typeof COMPRESSED_SUFFIX): Promise<Buffer> {
-  return encoding === 'br'
-    ? brotliAsync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 9, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length } })
-    : gzipAsync(body, { level: zlib.Z_BEST_COMPRESSION });
 }
 
 /** Renders the page into `output` as `npm run docs` does (contract-kit docs, its compressed copies beside it). */

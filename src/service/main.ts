@@ -1,7 +1,6 @@
 /** Process entry of the service: configuration, dependencies, listen, graceful shutdown. */
 import './runtime-check.js';
 import './legacy-url-parse.js';
-import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { previousVersions } from '../contract/released-contracts.js';
@@ -17,7 +16,8 @@ import { NO_METRICS } from './metrics/service-metrics.js';
 import { openLimitCounters } from './open-limit-counters.js';
 import { retryAtStart, StartupError } from './retry-at-start.js';
 import { announce, type DevelopmentKey } from './banner.js';
-import { startService, stopOnSignals } from './start-service.js';
+import { stopOnSignals, type Served } from 'contract-kit';
+import { startService } from './start-service.js';
 import { IDEMPOTENCY_TIMING } from './store/idempotency.js';
 import { describeStore, openStore } from './open-store.js';
 import { serviceLog, type ServiceLog } from './service-log.js';
@@ -62,7 +62,7 @@ async function main(): Promise<void> {
   });
   const developmentKey = await developmentKeyFor(config, store);
   const purge = forgetExpiredIdempotencyKeys(store, logger);
-  let metricsServer: Server | null = null;
+  let metricsServer: Served | null = null;
   // Read once: served by the app, named by the banner.
   const earlierVersions = previousVersions();
   const service = await startService({
@@ -83,7 +83,7 @@ async function main(): Promise<void> {
     connections: { maxConnections: config.maxConnections, maxConnectionsPerAddress: config.maxConnectionsPerAddress },
     shutdownTimeoutMs: config.shutdownTimeoutMs,
     shutdownLingerMs: config.shutdownLingerMs,
-    alsoClose: [() => clearInterval(purge), () => metricsServer?.close(), () => redis?.disconnect(), () => logger.info('stopped')],
+    alsoClose: [() => clearInterval(purge), () => metricsServer?.stop(), () => redis?.disconnect(), () => logger.info('stopped')],
   });
   if (prometheus && config.metricsPort !== null)
     metricsServer = await serveMetrics(prometheus.registry, config.metricsPort, config.metricsHost, logger);
@@ -152,7 +152,7 @@ function forgetExpiredIdempotencyKeys(store: Store, logger: Logger): NodeJS.Time
 }
 
 /** The metrics server on METRICS_HOST:METRICS_PORT. */
-async function serveMetrics(registry: Registry, port: number, host: string, logger: Logger): Promise<Server> {
+async function serveMetrics(registry: Registry, port: number, host: string, logger: Logger): Promise<Served> {
   const { listenForMetrics } = await import('./metrics/metrics-server.js');
   const server = await listenForMetrics(registry, port, host).catch((error: NodeJS.ErrnoException) => {
     throw new StartupError(`cannot serve metrics on ${host}:${port} (METRICS_HOST, METRICS_PORT): ${error.code ?? error.message}`);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { addressSubject, canonicalAddress } from '../../src/service/limits/client-address.js';
+import { canonicalAddress } from 'contract-kit';
+import { addressSubject } from '../../src/service/limits/client-address.js';
 
 // Subjects are canonical addresses, never the raw text a client sent.
 describe('canonicalAddress', () => {

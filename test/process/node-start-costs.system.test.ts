@@ -1,6 +1,6 @@
 // What the service does at start against two costs of Node.js 24 and 26 that every request or
 // every start would otherwise pay: url.parse()'s deprecation check (src/service/legacy-url-parse.ts)
-// and undici, which an ES import of node:http loads (src/service/node-http.ts).
+// and undici, which an ES import of node:http loads (contract-kit's src/serve/serve.ts).
 import { describe, expect, it } from 'vitest';
 import { ROOT, run } from '../support/run.js';
 

@@ -40,6 +40,21 @@ export { MAX_DEPTH, parseStrictJson, type JsonLimits, type StrictJsonRefusal } f
 export { notImplemented } from './server/stubs.js';
 export type { Authentication, Credentials, Verified, Verifier } from './server/security.js';
 export { closeUnreadBody, DEFAULT_BODY_LIMIT_BYTES } from './server/close-unread-body.js';
+export { contractDocuments, type ContractDocumentsOptions } from './server/contract-documents.js';
+export {
+  contractCors,
+  crossOriginOf,
+  isPreflight,
+  originAllowed,
+  parseAllowedOrigin,
+  type CorsOptions,
+  type CrossOrigin,
+} from './server/cors.js';
 export { hostRefusal } from './server/host-header.js';
 export type { ExampleChoice, MockAnswer, MockConfig, MockServerOptions } from './mock/mock-config.js';
-export { serve, serveOptionsFromEnv, SettingError, type ServeOptions, type Served } from './server/serve.js';
+export { serve } from './serve/serve.js';
+export type { ServeOptions, Served } from './serve/serve-options.js';
+export { serveOptionsFromEnv, SettingError } from './serve/serve-env.js';
+export { stopOnSignals, type SignalOptions } from './serve/graceful-stop.js';
+export { canonicalAddress } from './serve/client-address.js';
+export type { UnparsedRequest } from './serve/unparsed.js';

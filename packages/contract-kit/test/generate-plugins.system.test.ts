@@ -46,7 +46,8 @@ async function expectedRoutes(): Promise<string> {
   return `${JSON.stringify(Object.fromEntries(operations.map((op) => [op.name, `${op.method} ${op.path}`])), null, 2)}\n`;
 }
 
-describe('contract-kit generate with plugins', () => {
+// Each test runs the command line up to five times, each a process that loads the kit from its sources.
+describe('contract-kit generate with plugins', { timeout: 120_000 }, () => {
   it("writes a plugin's files with the kit's, and --check passes once they are written", async () => {
     const generated = await run(['generate'], dir);
     expect(generated.code, generated.stderr).toBe(0);

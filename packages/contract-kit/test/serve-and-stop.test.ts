@@ -77,8 +77,8 @@ describe('serve', () => {
     expect((await headers.closedAt) - opened).toBeLessThan(1000);
     expect((await upload.closedAt) - opened).toBeGreaterThanOrEqual(390);
     expect((await upload.closedAt) - opened).toBeLessThan(1500);
-    // Node answers 408 to the request it timed out.
-    expect(upload.received()).toMatch(/^HTTP\/1\.1 408 /);
+    // Closed without an answer: a client that slow is not waiting for one.
+    expect(upload.received()).toBe('');
   });
 });
 

@@ -7,9 +7,8 @@ import { POSTGRES_DEFAULTS } from '../store/postgres/postgres-defaults.js';
 import { allowedOrigins, oneOf, pathFromPackageRoot, port, redisKeyPrefix, text, trustProxy, urlOf, wholeNumber } from './value-parsers.js';
 
 /**
- * One setting: the environment variable it is read from, what it does (for `--help`), its value
- * when the variable is unset or empty, and how the variable's text becomes a value (throwing an
- * Error that says what the value must be).
+ * One setting: its environment variable, what it does (for `--help`), its value when the variable
+ * is unset or empty, and how its text becomes a value (throwing an Error saying what it must be).
  */
 export interface Setting<T> {
   readonly variable: string;
@@ -28,6 +27,9 @@ function optional<T>(spec: { variable: string; doc: string; parse: (raw: string)
   return { ...spec, default: null };
 }
 
+/** Sockets the service listens with, sharing its port (contract-kit's listeningSockets; docs/architecture.md says why 8). */
+export const LISTENING_SOCKETS = 8;
+
 /**
  * Every setting of the service, by its name in {@link Config}, in the order `--help` lists them.
  * Nothing else in the service reads process.env: loadConfig reads these variables, once.
@@ -36,8 +38,8 @@ export const SETTINGS = {
   port: setting({
     variable: 'PORT',
     doc:
-      'Port to listen on (0 picks a free one), with 8 sockets that share it (SO_REUSEPORT; `ss -ltn` lists the port 8 times), so that a burst of ' +
-      'new connections is accepted 8 a turn of the event loop, not 1; a port another process holds is refused all the same (EADDRINUSE).',
+      `Port to listen on (0 picks a free one), with ${LISTENING_SOCKETS} sockets that share it (SO_REUSEPORT; \`ss -ltn\` lists the port ${LISTENING_SOCKETS} times), so that a burst of ` +
+      `new connections is accepted ${LISTENING_SOCKETS} a turn of the event loop, not 1; a port another process holds is refused all the same (EADDRINUSE).`,
     default: 3000,
     parse: port,
   }),
@@ -242,8 +244,7 @@ export function defaultConfig(): Config {
 }
 
 /** The settings as a table, for `--help`: a setting off unless set says "unset", as docs/operators.md does. */
-export function describeSettings(): string {
-  return Object.values(SETTINGS)
+export const describeSettings = (): string =>
+  Object.values(SETTINGS)
     .map((s) => `  ${s.variable.padEnd(22)} ${s.doc} (default: ${s.default === null ? 'unset' : String(s.default)})`)
     .join('\n');
-}

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { PACKAGE_ROOT } from '../../shared/package-root.js';
 import { parseWholeNumber, PORT_RANGE } from '../../shared/whole-number.js';
-import { parseAllowedOrigin } from '../allowed-origins.js';
+import { parseAllowedOrigin } from 'contract-kit';
 
 // How the text of an environment variable becomes a setting's value. Each parser throws an
 // Error whose message says what the value must be; loadConfig puts the variable's name before it.

@@ -1,10 +1,11 @@
 import express, { type Express, type Request, type RequestHandler } from 'express';
-import { contractServer, unmatchedOf, type ContractServer } from 'contract-kit';
+import { contractCors, contractDocuments, contractServer, isPreflight, unmatchedOf, type ContractServer } from 'contract-kit';
 import type { Logger } from 'pino';
 import { readFileSync } from 'node:fs';
 import { handlers as generatedHandlers } from '../../../generated/handlers.js';
 import { BODY_LIMITS } from '../../contract/body-limits.js';
 import { loadSpec, SPEC_PATH, type OpenApiDocument } from '../../contract/load-spec.js';
+import { buildDocs, canBuildDocs, DOCS_PATH } from '../../contract/reference-docs.js';
 import { previousVersions, type PreviousVersion } from '../../contract/released-contracts.js';
 import type { Clock } from '../clock.js';
 import type { KeyEnvironment } from '../keys/key-format.js';
@@ -15,13 +16,11 @@ import { memoryCounters } from '../limits/memory-counters.js';
 import { NO_METRICS, type ServiceMetrics } from '../metrics/service-metrics.js';
 import { PUBLIC_LIMITS, type Limits, type PublicLimits } from '../limits/plans.js';
 import type { Store } from '../store/store.js';
-import { contractDocuments } from './contract-documents.js';
 import { afterTheAnswer, errorBody, problemOf, reportError } from './error-body.js';
 import { handlerContext } from './handler-context.js';
 import { healthz, readyz } from './health.js';
 import type { Handlers } from './handler-types.js';
 import { apiKeyVerifier, authenticateUnmatched, noteCaller, REALM, requireKey } from './middleware/authenticate.js';
-import { corsFor, isPreflight } from './middleware/cors.js';
 import { idempotency, recordAnswer } from './middleware/idempotency.js';
 import { addressLimitHeaders, limitPublic, rateLimit, rateLimitHeaders } from './middleware/rate-limit.js';
 import { refuseBadHost } from './middleware/host-header.js';
@@ -70,18 +69,15 @@ export interface App {
   ready: Promise<void>;
   /** The steps of an operation of the current contract, in the order they run (contract-kit's ContractServer.stepsOf). */
   stepsOf: ContractServer['stepsOf'];
+  /** The contract's Error body for a problem no operation took (contract-kit's ContractServer.answerOf). */
+  answerOf: ContractServer['answerOf'];
+  /** The CORS headers of an answer made outside Express, for a request's Origin. */
+  corsHeaders: (origin?: string) => Record<string, string>;
 }
 
 /**
- * Builds the Express app. A request goes: request id and log → CORS (a browser's preflight is
- * answered here) → 400 without its one Host header → the health checks and the contract's
- * documents, each with its own limit per address → contract-kit's router, which routes each
- * operation of the contract once (by its operationId) through its steps: deprecation headers, the
- * bearer key (authenticate), the rate limit, 401 without a key (authorize), the sunset gate,
- * strict parameters, the body, express-openapi-validator, the pet name's canonical form,
- * Idempotency-Key, the handler → store. A method its path does not have is a 405 (after the key),
- * a path of no operation a 404 (key or not, counted), and anything thrown ends in the kit's error
- * step as the Error body.
+ * Builds the Express app: its steps, and each operation's through contract-kit's router, in the
+ * order docs/architecture.md's "Where a request goes" lists them (a test holds the two together).
  */
 export function createApp(deps: AppDependencies): App {
   const doc = deps.spec ?? loadSpec();
@@ -109,8 +105,10 @@ export function createApp(deps: AppDependencies): App {
   });
   const app = expressApp(deps.trustProxy ?? false);
   app.use(requestContext(deps.logger, metrics, deps.clock));
-  // Preflights are answered before the key and the limits: a browser sends neither with them.
-  app.use(corsFor(deps.corsOrigins ?? [], [...new Set(kits.flatMap((k) => k.operations.map((op) => op.method.toUpperCase())))]));
+  // Preflights are answered before the key and the limits: a browser sends neither with them. The
+  // methods and headers are the contracts'; a client may send its own X-Request-Id.
+  const cors = contractCors({ origins: deps.corsOrigins ?? [], contracts: kits, allowHeaders: ['X-Request-Id'] });
+  app.use(cors.middleware);
   app.use(refuseBadHost(addressLimitHeaders(deps.limiter, deps.anonymousLimits)));
   const healthLimit = limitPublic(publicLimiter, 'health', publicLimits.health);
   app.get('/healthz', healthLimit, healthz);
@@ -119,14 +117,25 @@ export function createApp(deps: AppDependencies): App {
     healthLimit,
     readyz(deps.store, deps.stopping, () => validatorsReady),
   );
-  app.use(contractDocuments(doc, specText, limitPublic(publicLimiter, 'documents', publicLimits.documents), deps.docsPath));
+  const docsPage = deps.docsPath ?? DOCS_PATH;
+  app.use(
+    contractDocuments({
+      contract: doc,
+      text: specText ?? undefined,
+      docsPage,
+      // A page missing, or older than the contract, is rendered again where Redocly is installed.
+      rebuild: canBuildDocs() ? { contractPath: SPEC_PATH, build: () => buildDocs(docsPage) } : undefined,
+      buildHint: 'run npm run docs',
+      before: [limitPublic(publicLimiter, 'documents', publicLimits.documents)],
+    }),
+  );
   app.use(kit.router);
   // Each earlier major version under its own base path, beside openapi.yaml's.
   for (const version of previous) app.use(version.router);
   app.use(kit.notFound);
   app.use(kit.errorHandler);
   app.use(afterTheAnswer);
-  return { app, ready, stepsOf: kit.stepsOf };
+  return { app, ready, stepsOf: kit.stepsOf, answerOf: kit.answerOf, corsHeaders: cors.headersFor };
 }
 
 /**
@@ -229,7 +238,7 @@ function expressApp(trustProxy: boolean | number | string): Express {
 
 /**
  * The rate-limit headers of a client address without a key, read without counting: for the
- * answers Node gives to requests it refused before the app saw them (http-server.ts).
+ * answers to requests Node refused before the app saw them (see start-service.ts).
  */
 export function anonymousRateLimitHeaders(deps: Pick<AppDependencies, 'limiter' | 'anonymousLimits'>) {
   return async (address: string): Promise<Record<string, string>> =>

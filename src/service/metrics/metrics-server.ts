@@ -1,14 +1,13 @@
-import { once } from 'node:events';
-import type { Server } from 'node:http';
+import type { RequestListener } from 'node:http';
+import { serve, type Served } from 'contract-kit';
 import type { Registry } from 'prom-client';
-import { nodeHttp } from '../node-http.js';
 
 /**
  * The metrics on a port of their own (never the API's, so they are not public by accident):
  * `GET /metrics` in Prometheus's text format; anything else 404.
  */
-function createMetricsServer(registry: Registry): Server {
-  return nodeHttp.createServer((req, res) => {
+function metricsListener(registry: Registry): RequestListener {
+  return (req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
       if (path === '/metrics') res.writeHead(405, { 'Content-Type': 'text/plain', Allow: 'GET, HEAD' }).end('GET only\n');
@@ -25,12 +24,13 @@ function createMetricsServer(registry: Registry): Server {
           .end(`metrics failed: ${error instanceof Error ? error.message : String(error)}\n`);
       },
     );
-  });
+  };
 }
 
-/** Starts the metrics server on `port` and `host`; rejects with Node's error when it cannot listen there. */
-export async function listenForMetrics(registry: Registry, port: number, host: string): Promise<Server> {
-  const server = createMetricsServer(registry).listen(port, host);
-  await once(server, 'listening');
-  return server;
+/**
+ * Starts the metrics server on `port` and `host` (contract-kit's serve, with its timeouts and
+ * caps; the service stops it); rejects with Node's error when it cannot listen there.
+ */
+export function listenForMetrics(registry: Registry, port: number, host: string): Promise<Served> {
+  return serve(metricsListener(registry), { port, host, signals: [], shutdownTimeoutMs: 1000 });
 }

@@ -14,11 +14,8 @@ import {
 
 /**
  * How long a reading of the database's data version (another connection's commits) is trusted,
- * in milliseconds. A reading takes a shared lock and checks the file (5.6 µs, two fcntl and an
- * fstat), about what the rest of a cached read costs; trusted for 1 ms it was read on most
- * requests under load (4.5 µs of 141 per GET in a CPU profile), trusted for 25 ms it is read 40
- * times a second at most. A commit by another connection (the keys CLI revoking a key) is
- * therefore seen by every read that starts at least this long after it.
+ * in milliseconds (why 25: docs/architecture.md, "Read caches"). A commit by another connection
+ * (the keys CLI revoking a key) is seen by every read that starts at least this long after it.
  */
 export const DATA_VERSION_TRUSTED_MS = 25;
 

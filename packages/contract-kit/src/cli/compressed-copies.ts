@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 
 /** The copies written beside a file, by the Content-Encoding a server sends each with. */
-const COMPRESSED_SUFFIX = { br: '.br', gzip: '.gz' } as const;
+export const COMPRESSED_SUFFIX = { br: '.br', gzip: '.gz' } as const;
 
 /**
  * Writes `path` compressed beside itself, `FILE.br` (brotli's best quality) and `FILE.gz` (gzip's

@@ -6,7 +6,7 @@ import { CommandError, parseCommand, portOf } from './command-line.js';
 import { loadConfig, type KitConfig } from './config.js';
 import type { MockConfig } from '../mock/mock-config.js';
 import { createMock } from '../mock/mock-server.js';
-import { serve } from '../server/serve.js';
+import { serve } from '../serve/serve.js';
 import { redocly } from './tools.js';
 
 export const LINT_HELP = `Usage: contract-kit lint [--spec FILE]

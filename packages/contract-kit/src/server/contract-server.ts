@@ -9,6 +9,7 @@ import { HttpProblem, invalidRequest, problemDetails, type KitProblemCode } from
 import { setState, RequestState } from './request-state.js';
 import { ContractSchemas } from '../testing/schemas.js';
 import { ContractErrors } from './contract-errors.js';
+import { crossOriginOf } from './cors.js';
 import { contractErrorHandler, takeRequest } from './error-handler.js';
 import { orderedSteps, type ListedStep } from './phases.js';
 import { securitySchemesOf, triedInOrder } from './security.js';
@@ -162,6 +163,11 @@ export function contractServer<Context extends object = object>(options: Contrac
     operations,
     basePaths,
     errorBodies,
+    crossOrigin: crossOriginOf(doc, operations),
+    answerOf: (problem) =>
+      contractErrors
+        ? contractErrors.answer(problem, undefined, '')
+        : options.errors!(problem, { contentType: 'application/problem+json', instance: '' }),
     ready,
     progress: () => validators.progress(),
     stepsOf: (operation) => {

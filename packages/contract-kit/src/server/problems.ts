@@ -21,8 +21,10 @@ export type KitProblemCode =
   | 'gone'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'request_header_fields_too_large'
   | 'internal_error'
-  | 'not_implemented';
+  | 'not_implemented'
+  | 'service_unavailable';
 
 /**
  * The header on the kit's own 404 and 405, those of a request no operation of the contract

@@ -1,9 +1,10 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import type { OpenApiDocument } from '../contract/document.js';
 import type { Operation } from '../contract/operations.js';
+import type { CrossOrigin } from './cors.js';
 import type { AnyHandler, HandlerResult } from './handlers.js';
 import type { ListedStep, PhaseSteps } from './phases.js';
-import type { HttpProblem, ProblemFormatter } from './problems.js';
+import type { HttpProblem, ProblemFormatter, ProblemResponse } from './problems.js';
 import type { Verifier } from './security.js';
 import type { ValidatorProgress } from './validators.js';
 import type { ValidatorsReady, WarmUp } from './warm-up.js';
@@ -101,6 +102,14 @@ export interface ContractServer {
   basePaths: string[];
   /** How error answers are made, in a line: how many declared error responses are built from their schemas, or the errors function. */
   errorBodies: string;
+  /** The methods and headers a page on another origin must be allowed to send and read (see contractCors). */
+  crossOrigin: CrossOrigin;
+  /**
+   * The answer to a problem no operation took, in the contract's most common error response for
+   * its status (or through `errors`); null for a declared response without a body. Give it to
+   * serve, which answers requests Node cannot parse with it.
+   */
+  answerOf: (problem: HttpProblem) => ProblemResponse | null;
   /**
    * Resolves once every operation's validator is compiled (at once with warmUp `lazy`), with how
    * long that took; it never rejects (see ValidatorProgress.failed). A readiness check waits for it.

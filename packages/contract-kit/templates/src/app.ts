@@ -11,7 +11,8 @@ export const CONTRACT = fileURLToPath(new URL('../__SPEC__', import.meta.url));
 
 /**
  * The Express app serving the contract: every operation routed, checked and answered as it says;
- * and `ready`, which resolves once every operation's validator is compiled (in the background).
+ * `ready`, which resolves once every operation's validator is compiled (in the background); and
+ * `answerOf`, the contract's error body for a request Node cannot parse (see serve).
  */
 export async function createApp() {
   const kit = contractServer({
@@ -34,5 +35,5 @@ export async function createApp() {
   app.use(kit.router);
   app.use(kit.notFound);
   app.use(kit.errorHandler);
-  return { app, ready: kit.ready };
+  return { app, ready: kit.ready, answerOf: kit.answerOf };
 }

@@ -9,7 +9,7 @@ process.noDeprecation = true;
 parse('/');
 process.noDeprecation = silenced;
 
-// PORT (default 3000), HOST, SHUTDOWN_TIMEOUT_MS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS.
+// PORT (default 3000), HOST, the timeouts and connection caps: see serve in contract-kit's README.
 let options: ServeOptions;
 try {
   options = serveOptionsFromEnv(process.env);
@@ -20,7 +20,8 @@ try {
 }
 // Stops on SIGTERM and SIGINT within SHUTDOWN_TIMEOUT_MS (10 s by default), then exits; give it
 // onStop to close what the app opened (a database pool) before that. It says when every
-// operation's validator is compiled (ready), and how long that took.
-const { app, ready } = await createApp();
-const server = await serve(app, { ...options, ready });
+// operation's validator is compiled (ready), and how long that took. A request Node cannot parse
+// is answered in the contract's error body (answerOf).
+const { app, ready, answerOf } = await createApp();
+const server = await serve(app, { ...options, ready, answerOf });
 console.log(`Listening on ${server.origin}`);

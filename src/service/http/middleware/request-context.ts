@@ -3,7 +3,7 @@ import type { RequestHandler } from 'express';
 import { operationOf } from 'contract-kit';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../../clock.js';
-import { canonicalAddress } from '../../limits/client-address.js';
+import { canonicalAddress } from 'contract-kit';
 import { NO_METRICS, type ServiceMetrics } from '../../metrics/service-metrics.js';
 import { RequestLocals } from './locals.js';
 

@@ -28,10 +28,8 @@ export class SqliteStore extends SqlStore {
     db.pragma('synchronous = NORMAL');
     db.pragma('busy_timeout = 5000');
     db.pragma('foreign_keys = ON');
-    // SQLite's own cache of the file's pages, besides the system's: 4 MB (KiB when negative), as
-    // better-sqlite3 builds SQLite with 16. After GET and POST load like npm run bench's (a 49 MB
-    // file) the service was resident in 151 MiB with it, in 162 and 169 with 16; pages from all
-    // over 1,000,000 animals took 3 % more CPU (302 against 293 µs, medians of 3).
+    // SQLite's own page cache, besides the system's: 4 MB (KiB when negative), not the 16 that
+    // better-sqlite3 builds SQLite with (docs/architecture.md, "SQLite page cache").
     db.pragma('cache_size = -4000');
     try {
       migrate(db);

@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { canonicalAddress } from '../limits/client-address.js';
+import { canonicalAddress } from './client-address.js';
 
 /** How many connections the server holds at once, so that no crowd of them takes every one. */
 export interface ConnectionLimits {
@@ -46,8 +46,7 @@ interface Held {
  * Idle connections, idle longest first: a request takes its connection out, the end of its
  * response puts it back last (in the list of connections served before). A linked list, so that
  * each step is O(1): a Set or a Map used as a queue is not, since V8 skips the entries deleted at
- * its front on every new iteration, until it next rebuilds its table (measured: 1 s of the service's CPU in 10 s of the flood of
- * `npm run adversarial`'s part 4).
+ * its front on every new iteration, until it next rebuilds its table.
  */
 class IdleList {
   private oldest: Held | null = null;

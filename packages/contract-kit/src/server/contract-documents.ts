@@ -1,9 +1,11 @@
 import { hash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import { buildDocs, canBuildDocs, compress, COMPRESSED_SUFFIX, DOCS_PATH } from '../../contract/reference-docs.js';
-import { SPEC_PATH, type OpenApiDocument } from '../../contract/load-spec.js';
-import { ServiceUnavailableError } from './errors/service-unavailable-error.js';
+import { COMPRESSED_SUFFIX } from '../cli/compressed-copies.js';
+import type { OpenApiDocument } from '../contract/document.js';
+import { HttpProblem } from './problems.js';
 
 type Encoding = keyof typeof COMPRESSED_SUFFIX | 'identity';
 
@@ -13,6 +15,16 @@ interface Document {
   bodies: Record<Encoding, Buffer>;
   /** A strong ETag per encoding (RFC 9110, 8.8.3: the bytes differ, so must the tags). */
   etag(encoding: Encoding): string;
+}
+
+const brotliAsync = promisify(brotliCompress);
+const gzipAsync = promisify(gzip);
+
+/** `body` compressed on libuv's thread pool (brotli takes a second and more on a docs page), at brotli's quality 9. */
+function compress(body: Buffer, encoding: keyof typeof COMPRESSED_SUFFIX): Promise<Buffer> {
+  return encoding === 'br'
+    ? brotliAsync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 9, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length } })
+    : gzipAsync(body, { level: zlib.Z_BEST_COMPRESSION });
 }
 
 /** A document in every encoding: those given (written when the docs were built), the others compressed off the event loop. */
@@ -27,7 +39,7 @@ async function document(content: Buffer | string, type: string, given: Partial<R
   };
 }
 
-/** The compressed copy `npm run docs` wrote beside the page, unless it is missing or older than the page. */
+/** The compressed copy `contract-kit docs --compress` wrote beside the page, unless it is missing or older than the page. */
 async function besidePage(page: string, pageTime: number, encoding: keyof typeof COMPRESSED_SUFFIX): Promise<Buffer | undefined> {
   const path = `${page}${COMPRESSED_SUFFIX[encoding]}`;
   const written = await stat(path).catch(() => null);
@@ -69,57 +81,76 @@ function send(req: Request, res: Response, doc: Document): void {
   res.status(200).end(req.method === 'HEAD' ? undefined : body);
 }
 
+/** What {@link contractDocuments} serves. */
+export interface ContractDocumentsOptions {
+  contract: OpenApiDocument;
+  /** The contract's text as written, for /openapi.yaml. @default the contract as JSON, which is YAML too */
+  text?: string;
+  /** The page `contract-kit docs --compress` wrote, for /docs, with its copies beside it. @default no /docs */
+  docsPage?: string;
+  /**
+   * Renders the page when it is missing or older than `contractPath` (where the docs tools are
+   * installed, in development), before /docs is first answered.
+   */
+  rebuild?: { contractPath: string; build: () => Promise<void> };
+  /** What /docs's 503 says to do when the page is not there. @default 'run contract-kit docs' */
+  buildHint?: string;
+  /** Steps run before each document (a rate limit). */
+  before?: RequestHandler[];
+}
+
 /**
- * The contract, for people and tools, without a key: `/openapi.yaml`, `/openapi.json`, the
- * rendered reference at `/docs`, and a 204 for a browser's `/favicon.ico` (the page `npm run docs` writes; rendered on the first request
- * when it is missing or older than openapi.yaml and Redocly is installed). Served compressed
- * (br or gzip) to clients that take it, and behind `limit` (per address): the page as `npm run
- * docs` compressed it beside itself, the contract compressed once, off the event loop.
+ * The contract, for people and tools, without credentials: `/openapi.yaml`, `/openapi.json`, the
+ * rendered reference at `/docs` (503 while it is not built), and a 204 for a browser's
+ * `/favicon.ico`. Each is sent with a strong ETag (304 for a client that has it) and compressed
+ * (br or gzip) to clients that take it: the page as `contract-kit docs --compress` compressed it
+ * beside itself, the contract once, off the event loop.
  */
-export function contractDocuments(
-  spec: OpenApiDocument,
-  specText: string | null,
-  limit: RequestHandler,
-  docsPath: string = DOCS_PATH,
-): Router {
+export function contractDocuments(options: ContractDocumentsOptions): Router {
+  const { contract, docsPage } = options;
   const router = Router({ caseSensitive: true });
-  router.use(['/openapi.yaml', '/openapi.json', '/docs', '/favicon.ico'], limit);
+  if (options.before?.length) router.use(['/openapi.yaml', '/openapi.json', '/docs', '/favicon.ico'], options.before);
   // Each compressed on its first request.
   let yaml: Promise<Document> | null = null;
   let json: Promise<Document> | null = null;
   let docs: Promise<Document> | null = null;
-  // A page missing, or older than the contract, is rendered again when Redocly is installed.
-  const loadDocs = async () => {
-    const built = await stat(docsPath).catch(() => null);
-    const stale = built !== null && built.mtimeMs < (await stat(SPEC_PATH)).mtimeMs;
-    if ((built === null || stale) && canBuildDocs()) await buildDocs(docsPath);
-    const pageTime = (await stat(docsPath)).mtimeMs;
-    const [html, br, gzip] = await Promise.all([
-      readFile(docsPath),
-      besidePage(docsPath, pageTime, 'br'),
-      besidePage(docsPath, pageTime, 'gzip'),
-    ]);
+  const loadDocs = async (page: string) => {
+    const { rebuild } = options;
+    if (rebuild) {
+      const built = await stat(page).catch(() => null);
+      if (built === null || built.mtimeMs < (await stat(rebuild.contractPath)).mtimeMs) await rebuild.build();
+    }
+    const pageTime = (await stat(page)).mtimeMs;
+    const [html, br, gzip] = await Promise.all([readFile(page), besidePage(page, pageTime, 'br'), besidePage(page, pageTime, 'gzip')]);
     return document(html, 'text/html; charset=utf-8', { br, gzip });
   };
 
   router.get('/openapi.yaml', async (req, res) => {
-    // A contract given without its text is sent as JSON, which is YAML too.
-    yaml ??= document(specText ?? JSON.stringify(spec, null, 2), 'application/yaml; charset=utf-8');
+    yaml ??= document(options.text ?? JSON.stringify(contract, null, 2), 'application/yaml; charset=utf-8');
     send(req, res, await yaml);
   });
   router.get('/openapi.json', async (req, res) => {
-    json ??= document(JSON.stringify(spec, null, 2), 'application/json; charset=utf-8');
+    json ??= document(JSON.stringify(contract, null, 2), 'application/json; charset=utf-8');
     send(req, res, await json);
   });
-  router.get(['/docs', '/docs/'], async (req, res) => {
-    docs ??= loadDocs();
-    try {
-      send(req, res, await docs);
-    } catch (error) {
-      docs = null;
-      throw new ServiceUnavailableError('The documentation has not been built; run npm run docs.', 60, { cause: error });
-    }
-  });
+  if (docsPage !== undefined)
+    router.get(['/docs', '/docs/'], async (req, res) => {
+      docs ??= loadDocs(docsPage);
+      try {
+        send(req, res, await docs);
+      } catch (error) {
+        docs = null;
+        const hint = options.buildHint ?? 'run contract-kit docs';
+        throw new HttpProblem(
+          503,
+          'service_unavailable',
+          `The documentation has not been built; ${hint}.`,
+          [],
+          { 'Retry-After': '60' },
+          { cause: error },
+        );
+      }
+    });
   // What a browser asks of any site it shows: there is no icon (the docs page declares none).
   router.get('/favicon.ico', (_req, res) => {
     res.set('Cache-Control', 'public, max-age=86400').status(204).end();

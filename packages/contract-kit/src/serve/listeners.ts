@@ -2,13 +2,6 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { createServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 
-/**
- * Listening sockets the service opens on its port. Each accepts one new connection per turn of the
- * event loop (libuv's rule), and every turn also answers every connection already open: 50
- * connections opened at once took 50 turns on one socket, 9 on eight (docs/architecture.md).
- */
-export const LISTENING_SOCKETS = 8;
-
 /** Where a server listens, and how it stops. */
 export interface Listening {
   /** The port (the one picked, when asked for port 0). */
@@ -21,7 +14,7 @@ export interface Listening {
 }
 
 /** Listens with `server` on `options`, resolving when it does, rejecting with its 'error'. */
-async function listenOn(server: NetServer, options: { port: number; host: string; reusePort?: boolean }): Promise<void> {
+async function listenOn(server: NetServer, options: { port: number; host: string | undefined; reusePort?: boolean }): Promise<void> {
   server.listen(options);
   await once(server, 'listening');
 }
@@ -29,7 +22,7 @@ async function listenOn(server: NetServer, options: { port: number; host: string
 const closed = (server: NetServer) => new Promise<void>((resolve) => server.close(() => resolve()));
 
 /**
- * `server` listening on `port` and `host` with LISTENING_SOCKETS sockets sharing the port
+ * `server` listening on `port` and `host` with `sockets` sockets sharing the port
  * (SO_REUSEPORT: the system spreads new connections over them), the others' connections handed to
  * `server` as its own ('connection'), so timeouts, caps and closeIdleConnections see them all.
  *
@@ -37,7 +30,11 @@ const closed = (server: NetServer) => new Promise<void>((resolve) => server.clos
  * shares it: a socket without SO_REUSEPORT takes the port first, then gives it to the shared ones.
  * Where the system cannot share a port (the error of a shared listen), `server` listens alone.
  */
-export async function listenShared(server: Server, port: number, host: string): Promise<Listening> {
+export async function listenShared(server: Server, port: number, host: string | undefined, sockets: number): Promise<Listening> {
+  if (sockets <= 1) {
+    await listenOn(server, { port, host });
+    return { port: (server.address() as AddressInfo).port, close: () => closed(server) };
+  }
   const probe = createServer();
   await listenOn(probe, { port, host });
   const chosen = (probe.address() as AddressInfo).port;
@@ -50,7 +47,7 @@ export async function listenShared(server: Server, port: number, host: string): 
     return { port: chosen, close: () => closed(server) };
   }
   // As Node's HTTP server takes connections: half-open allowed, no Nagle delay.
-  const others = Array.from({ length: LISTENING_SOCKETS - 1 }, () =>
+  const others = Array.from({ length: sockets - 1 }, () =>
     createServer({ allowHalfOpen: true, noDelay: true }, (socket: Socket) => server.emit('connection', socket)),
   );
   try {
