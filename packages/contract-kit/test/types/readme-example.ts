@@ -21,5 +21,6 @@ const app = express();
 app.use(kit.router); // routes the contract's paths under each server's path; 404 and 405 for the rest of them
 app.use(kit.notFound); // 404 for any other path
 app.use(kit.errorHandler); // every refusal and failure in the contract's error shape
-// PORT (3000), a stop bounded on SIGTERM, and a line once every validator is compiled (see serve, and Ready)
-await serve(app, { ...serveOptionsFromEnv(process.env), ready: kit.ready });
+// PORT (3000), a stop bounded on SIGTERM, unparsable requests in the contract's error body, and a line once
+// every validator is compiled (see serve, and Ready)
+await serve(app, { ...serveOptionsFromEnv(process.env), ready: kit.ready, answerOf: kit.answerOf });
