@@ -72,17 +72,17 @@ export async function seedStores(dir: string, large: number): Promise<Stores> {
 }
 
 /**
- * The service on `store` in production mode, logging at its default level: by default as
- * `npm run serve` runs it (compiled), else with `command`.
+ * The service on `store` in production mode (or `nodeEnv`), logging at its default level: by
+ * default as `npm run serve` runs it (compiled), else with `command`.
  */
-function fullStack(name: string, store: SeededStore, command: ServeCommand = serveCommand()): ServerSpec {
+function fullStack(name: string, store: SeededStore, command: ServeCommand = serveCommand(), nodeEnv = 'production'): ServerSpec {
   return {
     name,
     args: command.args,
     env: {
       ...command.env,
       DATABASE_PATH: store.path,
-      NODE_ENV: 'production',
+      NODE_ENV: nodeEnv,
       ANIMAL_STORE_ENV: 'production',
       LOG_LEVEL: SETTINGS.logLevel.default,
       REDIS_URL: '',
@@ -127,6 +127,8 @@ export async function startLineup(stores: Stores, started: ServerProcess[]) {
     kit: await scaled('contract-kit', 'contract-kit.ts'),
     eovScaled: await scaled('Express 5 + express-openapi-validator', 'express-openapi-validator-synthetic.ts'),
     full: await start(fullStack('full stack', stores.main)),
+    // What a developer first meets: npm start, from the sources through tsx, in development.
+    dev: await start(fullStack('full stack as npm start runs it', stores.main, serveCommand('start'), 'development')),
     small: await start(fullStack(`full stack, ${count(SMALL)} animals`, stores.small)),
     big: await start(fullStack(`full stack, ${count(stores.large.animals)} animals`, stores.large)),
   };
@@ -190,6 +192,7 @@ export function measurementPlan(lineup: Lineup, stores: Stores): Step[] {
     list('backend_get', lineup.backend, PEER_AUTH),
     list('glue_get', lineup.glue, PEER_AUTH),
     list('full_get', lineup.full, auth(stores.main.key)),
+    list('dev_get', lineup.dev, auth(stores.main.key)),
     {
       id: 'full_post',
       server: lineup.full,

@@ -9,16 +9,16 @@ export interface ServeCommand {
 }
 
 /**
- * The `serve` script of package.json, "[exec] [env NAME=value...] node [flags] <entry>", read so
- * that the bench and the adversarial script run exactly what `npm run serve` runs (its variables
- * and V8 flags included).
+ * A script of package.json (`serve` by default; `start` for the development start),
+ * "[exec] [env NAME=value...] node [flags] <entry>", read so that the bench and the adversarial
+ * script run exactly what `npm run serve` runs (its variables and V8 flags included).
  */
-export function serveCommand(): ServeCommand {
+export function serveCommand(script: 'serve' | 'start' = 'serve'): ServeCommand {
   const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
-  const words = (manifest.scripts?.serve ?? '').trim().split(/ +/);
+  const words = (manifest.scripts?.[script] ?? '').trim().split(/ +/);
   const unusable = () =>
     new Error(
-      `package.json's serve script must be "[exec] [env NAME=value...] node [flags] <entry>" without quoting, not ${JSON.stringify(manifest.scripts?.serve)}`,
+      `package.json's ${script} script must be "[exec] [env NAME=value...] node [flags] <entry>" without quoting, not ${JSON.stringify(manifest.scripts?.[script])}`,
     );
   // Read word by word, as the shell would read it only without quotes, variables or escapes.
   if (words.some((word) => /["'$\\]/.test(word))) throw unusable();
