@@ -77,8 +77,7 @@ export class SqlStore {
 
   /**
    * The keyset page's statement, with or without a status, compiled once (the reads the cache misses most), its status
-   * and limit in CASTs, or SQLite's STAT4 prepares it again for each new value: per page of 1,000,000 animals, 379 to
-   * 383 µs of CPU before the first, 335 to 360 after; the page alone 71 µs before the CASTs, 31 after (architecture.md).
+   * and limit in CASTs, or SQLite's STAT4 prepares it again for each new value (what each saves: architecture.md).
    */
   private pageStatement(filtered: boolean): CompiledOnce<PageParameter, PetRow> {
     let statement = this.pageStatements.get(filtered);
@@ -92,10 +91,7 @@ export class SqlStore {
     return statement;
   }
 
-  /**
-   * The INSERT of an animal that sets `columns` (the others keep their defaults), compiled once:
-   * a POST of the full stack took 138 to 153 µs of CPU with it built per call, 108 to 130 µs after.
-   */
+  /** The INSERT of an animal that sets `columns` (the others keep their defaults), compiled once (architecture.md). */
   private insertStatement(columns: string[]): CompiledOnce<string, PetRow> {
     const key = columns.join(',');
     let statement = this.insertStatements.get(key);
