@@ -31,7 +31,8 @@ into release/, which also compiles the service). Every server runs in its own pr
 comes from wrk (apt-get install wrk), ${CONNECTIONS} connections. The measurements are taken in
 interleaved rounds (the order rotates each round) and the table shows medians:
 
-  GET /v1/pets?limit=20 on the six servers, and POST /v1/pets on the full stack;
+  GET /v1/pets?limit=20 on the six servers and on the service as npm start runs it (from the
+  sources through tsx, NODE_ENV=development), and POST /v1/pets on the full stack;
   contract-kit (packages/contract-kit) and stock Express 5 + express-openapi-validator on
   synthetic contracts of 4, 40 and 400 paths (bench/synthetic-contract.ts), each answering a
   list of its last path with the same 20 animals: what a contract's size costs per request;
