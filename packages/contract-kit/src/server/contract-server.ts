@@ -10,7 +10,7 @@ import { setState, RequestState } from './request-state.js';
 import { ContractSchemas } from '../testing/schemas.js';
 import { ContractErrors } from './contract-errors.js';
 import { crossOriginOf } from './cors.js';
-import { contractErrorHandler, takeRequest } from './error-handler.js';
+import { answerOfBodies, contractErrorHandler, takeRequest } from './error-handler.js';
 import { orderedSteps, type ListedStep } from './phases.js';
 import { securitySchemesOf, triedInOrder } from './security.js';
 import type { ContractServer, ContractServerOptions } from './server-options.js';
@@ -107,7 +107,8 @@ export function contractServer<Context extends object = object>(options: Contrac
   }
   warnOfUnserved(operations, unwritten, label, warn);
   const methods = [...new Set(operations.map((op) => op.method.toUpperCase()))];
-  const errorHandler = contractErrorHandler(doc, options, contractErrors ? { contractErrors } : { errors: options.errors! });
+  const answerOf = answerOfBodies(contractErrors ? { contractErrors } : { errors: options.errors! });
+  const errorHandler = contractErrorHandler(doc, options, answerOf);
   const refuse = refuser(options.unmatched ?? [], errorHandler);
 
   const find = (method: string, path: string, asked: Parameters<typeof router.find>[2]) =>
@@ -164,10 +165,7 @@ export function contractServer<Context extends object = object>(options: Contrac
     basePaths,
     errorBodies,
     crossOrigin: crossOriginOf(doc, operations),
-    answerOf: (problem) =>
-      contractErrors
-        ? contractErrors.answer(problem, undefined, '')
-        : options.errors!(problem, { contentType: 'application/problem+json', instance: '' }),
+    answerOf: (problem) => answerOf(problem, undefined, ''),
     ready,
     progress: () => validators.progress(),
     stepsOf: (operation) => {

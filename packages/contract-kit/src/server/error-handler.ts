@@ -1,8 +1,9 @@
 import type { ErrorRequestHandler, Request } from 'express';
 import type { OpenApiDocument } from '../contract/document.js';
+import type { Operation } from '../contract/operations.js';
 import type { ContractErrors } from './contract-errors.js';
 import { declaredContent } from './handlers.js';
-import { HttpProblem, type KitProblemCode, type ProblemFormatter } from './problems.js';
+import { HttpProblem, type KitProblemCode, type ProblemFormatter, type ProblemResponse } from './problems.js';
 import { stateOf } from './request-state.js';
 import type { ContractServerOptions } from './server-options.js';
 import { isValidatorError, problemOfValidatorError } from './validation.js';
@@ -16,6 +17,17 @@ export const takeRequest = (req: Request, errorHandler: ErrorRequestHandler): vo
   (req as Owned)[OWNER] = errorHandler;
 };
 
+/** How a contract answers a problem: as `op` (or, for none, the contract) declares it, or through `errors`; null for no body. */
+export type AnswerOf = (problem: HttpProblem, op: Operation | undefined, instance: string) => ProblemResponse | null;
+
+/** The {@link AnswerOf} of a contract's declared error bodies, or of the application's `errors`. */
+export const answerOfBodies =
+  (bodies: { contractErrors: ContractErrors; errors?: undefined } | { contractErrors?: undefined; errors: ProblemFormatter }): AnswerOf =>
+  (problem, op, instance) =>
+    bodies.contractErrors
+      ? bodies.contractErrors.answer(problem, op, instance)
+      : bodies.errors(problem, { contentType: (op && declaredContent(op, problem.status)[0]) ?? 'application/problem+json', instance });
+
 /**
  * The error step of a contract: its problem (an HttpProblem, the validator's refusal, the
  * application's problemOf, else a 500) answered with the contract's error body, or through
@@ -24,7 +36,7 @@ export const takeRequest = (req: Request, errorHandler: ErrorRequestHandler): vo
 export function contractErrorHandler(
   doc: OpenApiDocument,
   options: Pick<ContractServerOptions, 'problemOf' | 'onError'>,
-  bodies: { contractErrors: ContractErrors; errors?: undefined } | { contractErrors?: undefined; errors: ProblemFormatter },
+  answerOf: AnswerOf,
 ): ErrorRequestHandler {
   const errorHandler: ErrorRequestHandler = (error, req, res, next) => {
     if (res.headersSent) return next(error);
@@ -39,9 +51,7 @@ export function contractErrorHandler(
     options.onError?.(error, problem, req);
     const instance = req.originalUrl.split('?')[0]!;
     res.status(problem.status).set(problem.headers);
-    const answer = bodies.contractErrors
-      ? bodies.contractErrors.answer(problem, op, instance)
-      : bodies.errors(problem, { contentType: (op && declaredContent(op, problem.status)[0]) ?? 'application/problem+json', instance });
+    const answer = answerOf(problem, op, instance);
     if (answer === null) return void res.end();
     const { contentType, body } = answer;
     res.type(contentType);
