@@ -20,7 +20,7 @@ import { RepositoryCopy, type Outcome } from './repository-copy.js';
  */
 let copy: RepositoryCopy;
 const MINUTES = 60_000;
-/** The whole suite (npm test) in the copy: about 20 minutes on two cores, as long again leaves a loaded machine room. */
+/** The whole suite (npm test) in the copy: about 7 minutes on two cores, more than six times that leaves a loaded machine room. */
 const SUITE_MINUTES = 45;
 
 beforeAll(async () => {
