@@ -7,20 +7,31 @@ import { visit } from './schema-fixes.js';
  * validator puts a default into every request that leaves its value out, so a contract's refused
  * default would have every such request refused for a value it never sent. The default of a
  * `readOnly` schema goes too, silently: put into a request, it would be refused as read-only.
- * Returns those refused and left out, as JSON.
+ * Returns those refused and left out, as JSON, by where each was: a path key of the document, or
+ * `#/components/{kind}/{name}`.
  */
-export function leaveOutRefusedDefaults(document: OpenApiDocument, fits: (schema: unknown, value: unknown) => boolean): string[] {
-  const left: string[] = [];
-  visit({ paths: document.paths, components: document.components }, (schema) => {
-    if (!('default' in schema)) return;
-    if (schema.readOnly === true) {
+export function leaveOutRefusedDefaults(
+  document: OpenApiDocument,
+  fits: (schema: unknown, value: unknown) => boolean,
+): Map<string, string[]> {
+  const left = new Map<string, string[]>();
+  const places: [string, unknown][] = [
+    ...Object.entries(document.paths ?? {}),
+    ...Object.entries(document.components ?? {}).flatMap(([kind, named]) =>
+      Object.entries(named ?? {}).map(([name, node]): [string, unknown] => [`#/components/${kind}/${name}`, node]),
+    ),
+  ];
+  for (const [where, node] of places)
+    visit(node, (schema) => {
+      if (!('default' in schema)) return;
+      if (schema.readOnly === true) {
+        delete schema.default;
+        return;
+      }
+      const { default: value, ...rest } = schema;
+      if (fits(rest, value)) return;
       delete schema.default;
-      return;
-    }
-    const { default: value, ...rest } = schema;
-    if (fits(rest, value)) return;
-    delete schema.default;
-    left.push(JSON.stringify(value));
-  });
+      left.set(where, [...(left.get(where) ?? []), JSON.stringify(value)]);
+    });
   return left;
 }

@@ -152,7 +152,7 @@ function validateStep(op: Operation, validators: OperationValidators, allErrorsU
     let validator = chains.get(handlers);
     if (!validator) chains.set(handlers, (validator = chain(handlers)));
     const url = req.url;
-    req.url = validatorUrl(names, state(req).params, url);
+    req.url = validatorUrl(validators.slot(op), names, state(req).params, url);
     if (essence) req.headers['content-type'] = essence;
     validator(req, res, (error?: unknown) => {
       req.url = url;

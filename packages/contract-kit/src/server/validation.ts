@@ -6,7 +6,7 @@ import { isLengthGuardError } from './length-before-pattern.js';
 import type { BodyKind } from './media-types.js';
 import { HttpProblem, invalidRequest, UNMATCHED_HEADER, type KitProblemCode } from './problems.js';
 import { readableDetails, type Finding } from './readable-messages.js';
-import { pathParameterNames } from './validator-document.js';
+import { isValidatorUrl, pathParameterNames } from './validator-document.js';
 
 /**
  * express-openapi-validator run on the document of one path's operations (validator-document.ts),
@@ -81,7 +81,7 @@ const LOCATION: Record<string, string> = {
  */
 function fieldOf(path: string, names: readonly string[], rawLast: boolean): string {
   // The URL the validator was shown (validatorUrl): an error about the body as a whole.
-  if (path === '/op' || path.startsWith('/op/')) return 'body';
+  if (isValidatorUrl(path)) return 'body';
   const trimmed = path.replace(/^\.?\/?/, '');
   const parts = (path.includes('/') ? trimmed.split('/') : trimmed.split('.'))
     .filter(Boolean)

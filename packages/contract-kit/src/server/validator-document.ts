@@ -80,18 +80,24 @@ export function pathParameterNames(op: Operation): string[] {
   return [...op.urlPath.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]!);
 }
 
-/** The path the validator is given for an operation with `count` path parameters: `/op/{p0}/{p1}`. */
-const validatorPath = (count: number) => `/op${Array.from({ length: count }, (_, i) => `/{p${i}}`).join('')}`;
+/**
+ * The path the validator is given for the path of the contract that is `slot` among those of its
+ * document, with `count` path parameters: `/op0/{p0}/{p1}`.
+ */
+export const validatorPath = (slot: number, count: number) => `/op${slot}${Array.from({ length: count }, (_, i) => `/{p${i}}`).join('')}`;
+
+/** Whether a path the validator reports is the URL it was shown (validatorUrl): the request as a whole. */
+export const isValidatorUrl = (path: string) => /^\/op\d+(\/|$)/.test(path);
 
 /**
- * The URL the validator is shown for a request to an operation: validatorPath with the path
- * parameters' values, and the request's query. The validator compiles the path it is given
- * (path-to-regexp), which a contract's own path may not survive: a `+`, a parenthesis, a
- * parameter named `station-id`.
+ * The URL the validator is shown for a request to an operation whose path is `slot` in its
+ * document: validatorPath with the path parameters' values, and the request's query. The
+ * validator compiles the path it is given (path-to-regexp), which a contract's own path may not
+ * survive: a `+`, a parenthesis, a parameter named `station-id`.
  */
-export function validatorUrl(names: readonly string[], params: Record<string, string>, url: string): string {
+export function validatorUrl(slot: number, names: readonly string[], params: Record<string, string>, url: string): string {
   const query = url.indexOf('?');
-  const path = `/op${names.map((name) => `/${encodeURIComponent(params[name] ?? '')}`).join('')}`;
+  const path = `/op${slot}${names.map((name) => `/${encodeURIComponent(params[name] ?? '')}`).join('')}`;
   return query < 0 ? path : `${path}${url.slice(query)}`;
 }
 
@@ -153,18 +159,11 @@ function validatorOperation(doc: OpenApiDocument, op: Operation, item: Record<st
 /** The security schemes an operation names. */
 const schemeNamesOf = (op: Operation) => [...new Set(op.security.flatMap((requirement) => Object.keys(requirement)))];
 
-/**
- * The document the validator gets for the operations of one path (`ops`, each of the same path
- * key): those operations alone, under a path made of their parameters only (see validatorUrl),
- * served at `/`, with the components they refer to and no others, so that the validator's work
- * per request does not grow with the contract. A GET also answers HEAD. XML bodies are checked
- * as text, other bytes not at all.
- */
-export function validatorDocument(doc: OpenApiDocument, ops: readonly Operation[]): OpenApiDocument {
+/** The path item the validator gets for `ops`, each of the same path key (see validatorOperation). A GET also answers HEAD. */
+function validatorItem(doc: OpenApiDocument, ops: readonly Operation[]): Record<string, unknown> {
   const { path } = ops[0]!;
   const names = pathParameterNames(ops[0]!);
-  const where = `#/paths/${path}`;
-  const item = resolveRef<Record<string, unknown>>(doc, doc.paths![path], where);
+  const item = resolveRef<Record<string, unknown>>(doc, doc.paths![path], `#/paths/${path}`);
   // Each operation holds the path's parameters it does not declare again (validatorOperation).
   const only: Record<string, unknown> = {};
   for (const op of ops) only[op.method] = validatorOperation(doc, op, item, names);
@@ -172,7 +171,23 @@ export function validatorDocument(doc: OpenApiDocument, ops: readonly Operation[
     const { operationId: _, ...head } = only.get as Record<string, unknown>;
     only.head = head;
   }
-  const found = componentsOf(doc, only);
+  return only;
+}
+
+/**
+ * The document the validator gets for some operations of the contract (`ops`): those operations
+ * alone, each path key of theirs under a path made of its slot (`slotOf`) and its parameters
+ * only (see validatorUrl), served at `/`, with the components they refer to and no others, so
+ * that the validator's work per request does not grow with the contract. XML bodies are checked
+ * as text, other bytes not at all.
+ */
+export function validatorDocument(doc: OpenApiDocument, ops: readonly Operation[], slotOf: (op: Operation) => number): OpenApiDocument {
+  const byPath = new Map<string, Operation[]>();
+  for (const op of ops) byPath.set(op.path, [...(byPath.get(op.path) ?? []), op]);
+  const items: Record<string, Record<string, unknown>> = {};
+  for (const same of byPath.values())
+    items[validatorPath(slotOf(same[0]!), pathParameterNames(same[0]!).length)] = validatorItem(doc, same);
+  const found = componentsOf(doc, items);
   // A $ref into another path's parts (rare) brings the contract's paths along, and with them every component they use.
   const { paths } = found;
   const components = paths ? { ...(doc.components as Record<string, Record<string, unknown>>) } : found.components;
@@ -184,7 +199,7 @@ export function validatorDocument(doc: OpenApiDocument, ops: readonly Operation[
     info: doc.info,
     servers: [{ url: '/' }],
     // A $ref into another path's parts (rare) needs that path: the contract's paths come along.
-    paths: { ...(paths ? doc.paths : {}), [validatorPath(names.length)]: only },
+    paths: { ...(paths ? doc.paths : {}), ...items },
     components,
   };
   return lengthBeforePattern(fixSchemas(flagsBesideRefs(withoutAnnotations(structuredClone(document)))));

@@ -3,7 +3,7 @@ import type { OpenApiDocument } from '../contract/document.js';
 import type { Operation } from '../contract/operations.js';
 import { leaveOutRefusedDefaults } from './defaults.js';
 import { operationValidator } from './validation.js';
-import { validatorDocument } from './validator-document.js';
+import { pathParameterNames, validatorDocument, validatorPath } from './validator-document.js';
 
 /** What the validators of a contract share. */
 export interface ValidatorOptions {
@@ -32,18 +32,29 @@ export interface ValidatorProgress {
 type ByOptions = Map<string, RequestHandler[]>;
 
 /**
+ * Paths of the contract one validator checks. Each validator compiles the whole OpenAPI schema
+ * when it is made, whatever its options say (express-openapi-validator 5.6), and each of its
+ * checks walks the validator's whole document; it looks a request up among its paths one by one.
+ * On 650 operations (npm run bench -- --only large-contract), every validator was compiled in
+ * 10.1 s with 4 paths to a validator, 10.5-11.3 s with 8, 12.2 s with 16, 18.4 s with 32 and
+ * 14.6-15.2 s with 1, in 419 MiB against 517-521 MiB with 1.
+ */
+const PATHS_PER_VALIDATOR = 4;
+
+/**
  * The express-openapi-validator instances of a contract, each made on its first need: one per
- * path (another where a form's strings are coerced, and where a body too large for every wrong
- * value to be reported comes: see allErrorsUpToBytes), shared by the operations of that path, which
- * costs a request nothing (the validator is given one path) and compiles the OpenAPI schema it
- * loads the document with once per path rather than once per operation. An operation whose
- * validator fails in the shared one gets one of its own, so one broken schema fails its own
- * operation only.
+ * group of PATHS_PER_VALIDATOR paths (another where a form's strings are coerced, and where a
+ * body too large for every wrong value to be reported comes: see allErrorsUpToBytes), shared by
+ * the operations of those paths, each path under a slot of its own (see validatorUrl). An
+ * operation whose validator fails in the shared one gets one of its own, so one broken schema
+ * fails its own operation only.
  */
 export class OperationValidators {
   readonly operations: readonly Operation[];
-  private readonly byPath = new Map<string, Operation[]>();
-  private readonly shared = new Map<string, ByOptions>();
+  /** The operations of each group of paths, and the group and slot of each operation's path. */
+  private readonly groups: Operation[][] = [];
+  private readonly place = new Map<string, { group: number; slot: number }>();
+  private readonly shared = new Map<number, ByOptions>();
   private readonly own = new Map<Operation, ByOptions>();
   private readonly alone = new Set<Operation>();
   private readonly state = new Map<Operation, 'compiled' | 'failed'>();
@@ -57,10 +68,19 @@ export class OperationValidators {
   ) {
     this.operations = operations.filter((op) => op.defect === null);
     for (const op of this.operations) {
-      const ops = this.byPath.get(op.path) ?? [];
-      ops.push(op);
-      this.byPath.set(op.path, ops);
+      let place = this.place.get(op.path);
+      if (!place) {
+        const group = Math.floor(this.place.size / PATHS_PER_VALIDATOR);
+        this.place.set(op.path, (place = { group, slot: this.place.size % PATHS_PER_VALIDATOR }));
+        if (group === this.groups.length) this.groups.push([]);
+      }
+      this.groups[place.group]!.push(op);
     }
+  }
+
+  /** Where `op`'s path is in its validator's document: the slot validatorUrl takes. */
+  slot(op: Operation): number {
+    return this.place.get(op.path)!.slot;
   }
 
   /**
@@ -70,17 +90,18 @@ export class OperationValidators {
   handlers(op: Operation, coerce: boolean, allErrors = true): RequestHandler[] {
     const key = `${coerce}/${allErrors}`;
     if (!this.alone.has(op)) {
-      let made = this.shared.get(op.path);
-      if (!made) this.shared.set(op.path, (made = new Map<string, RequestHandler[]>()));
+      const { group } = this.place.get(op.path)!;
+      let made = this.shared.get(group);
+      if (!made) this.shared.set(group, (made = new Map<string, RequestHandler[]>()));
       const existing = made.get(key);
       if (existing) return existing;
       try {
-        const handlers = operationValidator(this.document(this.byPath.get(op.path)!), { coerce, allErrors }, this.options);
+        const handlers = operationValidator(this.document(this.groups[group]!), { coerce, allErrors }, this.options);
         made.set(key, handlers);
         return handlers;
       } catch {
-        // One of the path's operations cannot be written for the validator: each gets its own document.
-        for (const other of this.byPath.get(op.path)!) this.alone.add(other);
+        // One of the group's operations cannot be written for the validator: each gets its own document.
+        for (const other of this.groups[group]!) this.alone.add(other);
       }
     }
     let made = this.own.get(op);
@@ -90,14 +111,23 @@ export class OperationValidators {
     return handlers;
   }
 
-  /** The validator's document for `ops` (see validatorDocument), without the defaults their schemas refuse. */
+  /**
+   * The validator's document for `ops` (see validatorDocument), without the defaults their schemas
+   * refuse: each place that held one is named once, by its operations or as a component.
+   */
   private document(ops: readonly Operation[]): OpenApiDocument {
-    const document = validatorDocument(this.doc, ops);
-    const left = leaveOutRefusedDefaults(document, this.options.fits);
-    if (left.length > 0 && !this.warned.has(ops[0]!.path)) {
-      this.warned.add(ops[0]!.path);
+    const document = validatorDocument(this.doc, ops, (op) => this.slot(op));
+    const names = new Map<string, string>();
+    for (const op of ops) {
+      const where = validatorPath(this.slot(op), pathParameterNames(op).length);
+      names.set(where, names.has(where) ? `${names.get(where)}, ${op.name}` : op.name);
+    }
+    for (const [where, values] of leaveOutRefusedDefaults(document, this.options.fits)) {
+      const named = names.get(where) ?? where;
+      if (this.warned.has(named)) continue;
+      this.warned.add(named);
       this.options.onWarning(
-        `${ops.map((op) => op.name).join(', ')}: ${left.length} default(s) their own schemas refuse, which the validator leaves out of requests: ${left.slice(0, 3).join(', ')}`,
+        `${named}: ${values.length} default(s) their own schemas refuse, which the validator leaves out of requests: ${values.slice(0, 3).join(', ')}`,
       );
     }
     return document;

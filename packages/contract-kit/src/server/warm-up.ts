@@ -123,7 +123,7 @@ async function injector(validators: OperationValidators, validateResponses: bool
       const names = pathParameterNames(op);
       const req = new IncomingMessage(new Socket());
       req.method = op.method.toUpperCase();
-      req.url = validatorUrl(names, Object.fromEntries(names.map((name) => [name, 'x'])), '/');
+      req.url = validatorUrl(validators.slot(op), names, Object.fromEntries(names.map((name) => [name, 'x'])), '/');
       req.headers = contentType ? { 'content-type': contentType } : {};
       app(req, new ServerResponse(req));
     });
