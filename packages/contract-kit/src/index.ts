@@ -1,5 +1,5 @@
 /**
- * contract-kit: serve any OpenAPI 3.0 or 3.1 contract with Express 5, following what the
+ * contract-kit: serve any OpenAPI 3.0, 3.1 or 3.2 contract with Express 5, following what the
  * contract says (its operations, security, media types, errors, servers, deprecations), every
  * request and response checked by express-openapi-validator.
  */

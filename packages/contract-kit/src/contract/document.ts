@@ -1,4 +1,4 @@
-/** The parts of an OpenAPI 3.0 or 3.1 document the kit reads; everything else is kept as it is. */
+/** The parts of an OpenAPI 3.0, 3.1 or 3.2 document the kit reads; everything else is kept as it is. */
 export interface OpenApiDocument {
   openapi: string;
   info: { title: string; version: string; [key: string]: unknown };
@@ -9,6 +9,16 @@ export interface OpenApiDocument {
   security?: SecurityRequirement[];
   [key: string]: unknown;
 }
+
+/** Whether the contract's schemas are JSON Schema 2020-12 (OpenAPI 3.1 and 3.2), not OpenAPI 3.0's dialect. */
+export const usesJsonSchema2020 = (doc: Pick<OpenApiDocument, 'openapi'>) => !doc.openapi.startsWith('3.0');
+
+/**
+ * The `openapi` version the kit gives the tools that know 3.0 and 3.1 only (the validator, Prism)
+ * for a document of `openapi`: 3.1.1 for a 3.2 contract, whose schemas are the same dialect, and
+ * whose 3.2-only parts the kit does not hand them.
+ */
+export const toolOpenApiVersion = (openapi: string) => (openapi.startsWith('3.2') ? '3.1.1' : openapi);
 
 /** A server of the contract: its URL may hold `{variables}`, each with a default. */
 export interface ServerObject {

@@ -21,7 +21,7 @@ export function hasExternalRefs(node: unknown): boolean {
 }
 
 /**
- * Checks that a parsed document is an OpenAPI 3.0 or 3.1 contract.
+ * Checks that a parsed document is an OpenAPI 3.0, 3.1 or 3.2 contract.
  * @throws ContractError naming `label` and what is wrong
  */
 function asContract(value: unknown, label: string): OpenApiDocument {
@@ -29,9 +29,9 @@ function asContract(value: unknown, label: string): OpenApiDocument {
     throw new ContractError(label, 'is not an OpenAPI document (not a mapping)');
   const doc = value as Partial<OpenApiDocument> & { swagger?: unknown };
   if (doc.swagger !== undefined)
-    throw new ContractError(label, `is Swagger ${JSON.stringify(doc.swagger)}; convert it to OpenAPI 3.0 or 3.1 first`);
-  if (typeof doc.openapi !== 'string' || !/^3\.[01]\.\d+/.test(doc.openapi)) {
-    throw new ContractError(label, `has openapi: ${JSON.stringify(doc.openapi)}; OpenAPI 3.0.x and 3.1.x are supported`);
+    throw new ContractError(label, `is Swagger ${JSON.stringify(doc.swagger)}; convert it to OpenAPI 3.0, 3.1 or 3.2 first`);
+  if (typeof doc.openapi !== 'string' || !/^3\.[012]\.\d+/.test(doc.openapi)) {
+    throw new ContractError(label, `has openapi: ${JSON.stringify(doc.openapi)}; OpenAPI 3.0.x, 3.1.x and 3.2.x are supported`);
   }
   if (!doc.info || typeof doc.info.title !== 'string' || typeof doc.info.version !== 'string') {
     throw new ContractError(label, 'has no info with a title and a version');

@@ -1,5 +1,7 @@
 import { ContractError, escapePointer, resolveRef, type OpenApiDocument, type SecurityRequirement } from './document.js';
 import { operationNames } from './names.js';
+import { notServedYet } from './not-served-yet.js';
+import { unusableSecurity } from './unusable-security.js';
 import { splitPathKey, type Dispatch } from './path-keys.js';
 
 /** HTTP methods an OpenAPI path item may hold, in the order OpenAPI lists them. */
@@ -81,7 +83,12 @@ function resolvedMap<T>(doc: OpenApiDocument, value: unknown, where: string): Re
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, resolveRef<T>(doc, item, `${where}/${escapePointer(key)}`)]));
 }
 
-function parametersOf(doc: OpenApiDocument, pathLevel: unknown[], opLevel: unknown[], where: string): Parameter[] {
+/**
+ * Path-level and operation-level parameters, the operation's winning where both name one. The
+ * names of those `in: querystring` (OpenAPI 3.2: the whole query string as one value), which the
+ * kit does not serve yet, go to `querystring`.
+ */
+function parametersOf(doc: OpenApiDocument, pathLevel: unknown[], opLevel: unknown[], where: string, querystring: string[]): Parameter[] {
   const byKey = new Map<string, Parameter>();
   for (const [list, at] of [
     [pathLevel, `${where}/..`],
@@ -89,6 +96,10 @@ function parametersOf(doc: OpenApiDocument, pathLevel: unknown[], opLevel: unkno
   ] as const) {
     list.forEach((item, i) => {
       const p = resolveRef<Record<string, unknown>>(doc, item, `${at}/parameters/${i}`);
+      if (p.in === 'querystring' && typeof p.name === 'string' && doc.openapi.startsWith('3.2')) {
+        querystring.push(p.name);
+        return;
+      }
       if (typeof p.name !== 'string' || !['query', 'header', 'path', 'cookie'].includes(p.in as string)) {
         throw new ContractError(`${at}/parameters/${i}`, 'is not a parameter (name and in: query, header, path or cookie)');
       }
@@ -114,32 +125,6 @@ function parametersOf(doc: OpenApiDocument, pathLevel: unknown[], opLevel: unkno
     });
   }
   return [...byKey.values()];
-}
-
-/** A header name as HTTP writes one (RFC 9110's token). */
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
-/**
- * Why no request can meet an operation's security: each alternative names a scheme the contract
- * lacks, or an API key in a header no client can send (`API Key`).
- */
-function unusableSecurity(doc: OpenApiDocument, security: SecurityRequirement[]): string | null {
-  if (security.length === 0) return null;
-  const schemes = (doc.components?.securitySchemes ?? {}) as Record<string, { type?: unknown; in?: unknown; name?: unknown } | undefined>;
-  const why = (name: string) => {
-    const scheme = schemes[name];
-    if (!scheme) return `its security names the scheme ${name}, which components.securitySchemes lacks`;
-    if (scheme.type === 'apiKey' && scheme.in === 'header' && typeof scheme.name === 'string' && !HEADER_NAME.test(scheme.name))
-      return `its security scheme ${name} asks for the header ${JSON.stringify(scheme.name)}, which is no header name a request can carry`;
-    return null;
-  };
-  const broken = security.map(
-    (requirement) =>
-      Object.keys(requirement)
-        .map(why)
-        .find((reason) => reason !== null) ?? null,
-  );
-  return broken.every((reason) => reason !== null) ? broken[0]! : null;
 }
 
 /** A parameter a path key names after its `#` or `?` (see splitPathKey), where the operation declares none of that name. */
@@ -185,7 +170,8 @@ export function listOperations(doc: OpenApiDocument, label = 'the contract'): Op
           operationId = undefined;
         } else ids.set(operationId, pointer);
       }
-      const declared = parametersOf(doc, (item.parameters as unknown[]) ?? [], (op.parameters as unknown[]) ?? [], where);
+      const querystring: string[] = [];
+      const declared = parametersOf(doc, (item.parameters as unknown[]) ?? [], (op.parameters as unknown[]) ?? [], where, querystring);
       const { urlPath, dispatch } = splitPathKey(path, declared);
       const parameters = [
         ...declared,
@@ -195,6 +181,7 @@ export function listOperations(doc: OpenApiDocument, label = 'the contract'): Op
       if (stray) defect ??= `its path parameter ${stray.name} is not in its path ${path}`;
       const body = op.requestBody === undefined ? null : resolveRef<Record<string, unknown>>(doc, op.requestBody, `${where}/requestBody`);
       const responses = resolvedMap<Record<string, unknown>>(doc, op.responses, `${where}/responses`);
+      defect ??= notServedYet(doc, querystring, body, responses, where);
       found.push({
         operationId,
         method,

@@ -1,4 +1,4 @@
-import { resolveRef, type OpenApiDocument } from '../contract/document.js';
+import { resolveRef, toolOpenApiVersion, type OpenApiDocument } from '../contract/document.js';
 import type { Operation } from '../contract/operations.js';
 import { fixSchemas } from '../server/schema-fixes.js';
 import { isJsonMediaType } from '../testing/checker.js';
@@ -75,7 +75,13 @@ export function prismDocument(
     declared.set(prismPath(index), types);
     paths[prismPath(index)] = { [op.method]: { responses } };
   });
-  const document: OpenApiDocument = { openapi: copy.openapi, info: copy.info, servers: [{ url: '/' }], paths, components: copy.components };
+  const document: OpenApiDocument = {
+    openapi: toolOpenApiVersion(copy.openapi),
+    info: copy.info,
+    servers: [{ url: '/' }],
+    paths,
+    components: copy.components,
+  };
   return { document: fixSchemas(document), declared, unanswerable };
 }
 

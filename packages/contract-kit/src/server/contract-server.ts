@@ -105,7 +105,7 @@ export function contractServer<Context extends object = object>(options: Contrac
         parameterPatterns(doc, op.parameters),
       );
   }
-  warnOfUnserved(operations, unwritten, label, warn);
+  warnOfUnserved(doc, operations, unwritten, label, warn);
   const methods = [...new Set(operations.map((op) => op.method.toUpperCase()))];
   const answerOf = answerOfBodies(contractErrors ? { contractErrors } : { errors: options.errors! });
   const errorHandler = contractErrorHandler(doc, options, answerOf);

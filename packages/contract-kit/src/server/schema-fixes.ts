@@ -1,5 +1,5 @@
 import type { FormatName } from 'ajv-formats';
-import { resolveRef, type OpenApiDocument } from '../contract/document.js';
+import { resolveRef, usesJsonSchema2020, type OpenApiDocument } from '../contract/document.js';
 import { unicodePattern } from './unicode-pattern.js';
 
 /**
@@ -119,7 +119,7 @@ export function flagsBesideRefs(doc: OpenApiDocument): OpenApiDocument {
 
 /** Every schema of a (copied) document made compilable, in place (see fixSchema). */
 export function fixSchemas(doc: OpenApiDocument): OpenApiDocument {
-  const openapi31 = doc.openapi.startsWith('3.1');
+  const openapi31 = usesJsonSchema2020(doc);
   visit(doc, (object) => fixSchema(object, openapi31));
   return doc;
 }

@@ -1,4 +1,4 @@
-import { resolveRef, unescapePointer, type OpenApiDocument } from '../contract/document.js';
+import { resolveRef, toolOpenApiVersion, unescapePointer, type OpenApiDocument } from '../contract/document.js';
 import { isIgnoredHeader, type Operation } from '../contract/operations.js';
 import { lengthBeforePattern } from './length-before-pattern.js';
 import { essenceOf, kindOf, type BodyKind } from './media-types.js';
@@ -195,7 +195,7 @@ export function validatorDocument(doc: OpenApiDocument, ops: readonly Operation[
   const schemeNames = [...new Set(ops.flatMap(schemeNamesOf))];
   if (schemeNames.length > 0) components.securitySchemes = Object.fromEntries(schemeNames.map((name) => [name, schemes[name]]));
   const document: OpenApiDocument = {
-    openapi: doc.openapi,
+    openapi: toolOpenApiVersion(doc.openapi),
     info: doc.info,
     servers: [{ url: '/' }],
     // A $ref into another path's parts (rare) needs that path: the contract's paths come along.

@@ -1,7 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import { generateSync, type JsonSchema } from 'json-schema-faker';
-import { resolveRef, type OpenApiDocument } from '../contract/document.js';
+import { resolveRef, usesJsonSchema2020, type OpenApiDocument } from '../contract/document.js';
 import { fixSchema, unknownFormats, visit } from '../server/schema-fixes.js';
 
 /** The largest float (IEEE 754 binary32), and its smallest normal, for OpenAPI's `float`. */
@@ -93,7 +93,7 @@ export class ContractSchemas {
   private readonly openapi31: boolean;
 
   constructor(private readonly doc: OpenApiDocument) {
-    this.openapi31 = doc.openapi.startsWith('3.1');
+    this.openapi31 = usesJsonSchema2020(doc);
     this.components = asJsonSchema(doc.components ?? {}, this.openapi31);
     // A contract whose schemas refer into its paths (into another operation's answer) has them resolved there.
     const paths = JSON.stringify(doc.components ?? {}).includes('"#/paths/') || JSON.stringify(doc.paths ?? {}).includes('"#/paths/');

@@ -1,0 +1,49 @@
+import { escapePointer, resolveRef, type OpenApiDocument } from './document.js';
+
+/**
+ * What an OpenAPI 3.2 contract holds that this version of the kit does not serve yet: a
+ * parameter `in: querystring`, a stream (`itemSchema`), the `query` method and
+ * `additionalOperations`.
+ */
+
+/**
+ * What an operation uses of OpenAPI 3.2 that the kit does not serve yet: a parameter `in:
+ * querystring`, a streamed body or answer (a media type with `itemSchema`). Null when none.
+ */
+export function notServedYet(
+  doc: OpenApiDocument,
+  querystring: string[],
+  body: Record<string, unknown> | null,
+  responses: Record<string, Record<string, unknown>>,
+  where: string,
+): string | null {
+  if (querystring.length > 0)
+    return `its parameter ${querystring[0]} is in: querystring (OpenAPI 3.2), which this version of contract-kit does not serve yet`;
+  const streams = (content: unknown, at: string) =>
+    Object.entries((content ?? {}) as Record<string, unknown>)
+      .map(([type, media]) => [type, resolveRef<Record<string, unknown>>(doc, media, `${at}/${escapePointer(type)}`)] as const)
+      .filter(([, media]) => media.itemSchema !== undefined)
+      .map(([type]) => type);
+  const streamed = [
+    ...(body ? streams(body.content, `${where}/requestBody/content`).map((type) => `its request body's ${type}`) : []),
+    ...Object.entries(responses).flatMap(([status, response]) =>
+      streams(response.content, `${where}/responses/${status}/content`).map((type) => `its ${status} answer's ${type}`),
+    ),
+  ];
+  if (streamed.length > 0)
+    return `${streamed[0]} is a stream (itemSchema, OpenAPI 3.2), which this version of contract-kit does not serve yet`;
+  return null;
+}
+
+/**
+ * The operations of methods OpenAPI 3.2 adds (`query`, and `additionalOperations` by any
+ * method name), which the kit does not route yet: `QUERY /reports` for each.
+ */
+export function unroutedOperations(doc: OpenApiDocument, label = 'the contract'): string[] {
+  if (!doc.openapi.startsWith('3.2')) return [];
+  return Object.entries(doc.paths ?? {}).flatMap(([path, rawItem]) => {
+    const item = resolveRef<Record<string, unknown>>(doc, rawItem, `${label}#/paths/${escapePointer(path)}`);
+    const extra = item.additionalOperations && typeof item.additionalOperations === 'object' ? Object.keys(item.additionalOperations) : [];
+    return [...(item.query ? ['QUERY'] : []), ...extra].map((method) => `${method} ${path}`);
+  });
+}
