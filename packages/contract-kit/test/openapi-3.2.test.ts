@@ -13,7 +13,7 @@ let added: unknown = undefined;
 const handlers: Record<string, AnyHandler> = {
   listNotes: ({ query }) => ({ status: 200, body: [{ id: 1, text: `limit ${JSON.stringify(query.limit ?? 'none')}` }] }),
   addNote: ({ body }) => ({ status: 201, body: added ?? { id: 2, ...(body as object) } }),
-  getNote: ({ path }) => ({ status: 200, body: { id: path.noteId, text: 'one' } }),
+  getNote: ({ path }) => ({ status: 200, body: path.noteId === 13 ? { id: 13 } : { id: path.noteId, text: 'one' } }),
 };
 
 beforeAll(async () => {
@@ -31,6 +31,11 @@ describe('an OpenAPI 3.2 contract', () => {
     expect(await listed.json()).toEqual([{ id: 1, text: 'limit 5' }]);
     expect((await notes.fetch('/api/notes?limit=500')).status).toBe(400);
     expect((await notes.fetch('/api/notes/7')).status).toBe(200);
+    // An answer of a media type given by $ref (components.mediaTypes) is checked.
+    expect((await notes.fetch('/api/notes/13')).status).toBe(500);
+    // A cookie parameter of OpenAPI 3.2's style cookie, which the validator does not know, is taken.
+    expect((await notes.fetch('/api/notes')).status).toBe(200);
+    expect((await notes.fetch('/api/notes', { headers: { Cookie: 'seen=1' } })).status).toBe(200);
     expect((await notes.fetch('/api/notes/seven')).status).toBe(400);
     const created = await post({ text: 'hello', pinned: null });
     expect(created.status).toBe(201);

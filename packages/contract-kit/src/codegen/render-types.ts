@@ -17,9 +17,11 @@ export async function renderTypes(
   header: string,
 ): Promise<{ openapi: string; operations: string }> {
   // The contract as loaded (its other files bundled in) where a $ref reaches inside a schema, which
-  // openapi-typescript would write as a type that does not compile; else its file.
+  // openapi-typescript would write as a type that does not compile, and for OpenAPI 3.2, whose
+  // media types by $ref it does not know (loadContract inlines them); else its file.
   const hoisted = hoistDeepSchemaRefs(doc) as OpenAPI3 | undefined;
-  const ast = await openapiTS(hoisted ?? pathToFileURL(contractPath), { alphabetize: false, defaultNonNullable: false });
+  const given = hoisted ?? (doc.openapi.startsWith('3.2') ? (doc as OpenAPI3) : pathToFileURL(contractPath));
+  const ast = await openapiTS(given, { alphabetize: false, defaultNonNullable: false });
   const operations = listOperations(doc, contractPath);
   const lines = operations.map((op) => {
     const title = op.summary ? `${op.summary}: ` : '';

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { ContractError, type OpenApiDocument } from './document.js';
+import { inlineMediaTypes } from './openapi-3.2.js';
 
 /**
  * Redocly's bundler, which reads a contract split into files: a dependency of a project whose
@@ -38,7 +39,7 @@ function asContract(value: unknown, label: string): OpenApiDocument {
   }
   if (doc.paths !== undefined && (typeof doc.paths !== 'object' || doc.paths === null))
     throw new ContractError(`${label}#/paths`, 'is not a mapping');
-  return doc as OpenApiDocument;
+  return inlineMediaTypes(doc as OpenApiDocument);
 }
 
 /** YAML's parser, loaded for the first contract that is not JSON: loading it costs 30 to 40 ms of a start. */

@@ -1,6 +1,6 @@
 import { ContractError, escapePointer, resolveRef, type OpenApiDocument, type SecurityRequirement } from './document.js';
 import { operationNames } from './names.js';
-import { notServedYet } from './not-served-yet.js';
+import { notServedYet } from './openapi-3.2.js';
 import { unusableSecurity } from './unusable-security.js';
 import { splitPathKey, type Dispatch } from './path-keys.js';
 
@@ -112,7 +112,9 @@ function parametersOf(doc: OpenApiDocument, pathLevel: unknown[], opLevel: unkno
         required: p.required === true || p.in === 'path',
         type: typeof type === 'string' ? type : undefined,
         explode:
-          typeof p.explode === 'boolean' ? p.explode : (p.style ?? (p.in === 'query' || p.in === 'cookie' ? 'form' : 'simple')) === 'form',
+          typeof p.explode === 'boolean'
+            ? p.explode
+            : ['form', 'cookie'].includes((p.style as string | undefined) ?? (p.in === 'query' || p.in === 'cookie' ? 'form' : 'simple')),
         schema,
         examples: [
           p.example,

@@ -196,7 +196,8 @@ function inlined(doc: OpenApiDocument, schema: unknown, seen: readonly string[] 
 
 /**
  * A parameter as the validator reads it: `style` and `explode` at OpenAPI's defaults when the
- * contract leaves them out (form for query and cookie, simple for path and header); a query
+ * contract leaves them out (form for query and cookie, simple for path and header; 3.2's cookie
+ * style read as form); a query
  * parameter's value taken as decoded (`allowReserved`: a space sent as `+` is a space); its
  * schema inlined without `readOnly`/`writeOnly`, which describe bodies, not parameters; and
  * every object branch of its `anyOf`/`oneOf`/`allOf` given `properties`, which the validator
@@ -204,7 +205,9 @@ function inlined(doc: OpenApiDocument, schema: unknown, seen: readonly string[] 
  * to convert the text) also taking each value's text (`true` for true).
  */
 export function validatorParameter(doc: OpenApiDocument, parameter: Record<string, unknown>): Record<string, unknown> {
-  const style = parameter.style ?? (parameter.in === 'query' || parameter.in === 'cookie' ? 'form' : 'simple');
+  // OpenAPI 3.2's `cookie` style is `form` (exploded unless it says otherwise) without percent-encoding, which the validator does not know.
+  const written = parameter.style ?? (parameter.in === 'query' || parameter.in === 'cookie' ? 'form' : 'simple');
+  const style = written === 'cookie' ? 'form' : written;
   const fixed: Record<string, unknown> = { ...parameter, style, explode: parameter.explode ?? style === 'form' };
   if (parameter.in === 'query') fixed.allowReserved = true;
   if (parameter.schema !== undefined) {

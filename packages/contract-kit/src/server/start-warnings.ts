@@ -1,5 +1,5 @@
 import { ContractError, type OpenApiDocument } from '../contract/document.js';
-import { unroutedOperations } from '../contract/not-served-yet.js';
+import { unroutedOperations } from '../contract/openapi-3.2.js';
 import type { Operation } from '../contract/operations.js';
 import { rewrittenPatterns, unknownFormats } from './schema-fixes.js';
 
@@ -72,7 +72,7 @@ export function warnOfUnserved(
   const unrouted = unroutedOperations(doc, label);
   if (unrouted.length > 0)
     warn(
-      `${label}: ${unrouted.length} operation${unrouted.length === 1 ? '' : 's'} of a method OpenAPI 3.2 adds, which this version of contract-kit does not route yet (a request with it answers 405): ${unrouted
+      `${label}: ${unrouted.length} operation${unrouted.length === 1 ? '' : 's'} of a method OpenAPI 3.2 adds, which this version of contract-kit does not route yet (a request with it answers 405, or 404 where the path has no operation of another method): ${unrouted
         .slice(0, 5)
         .join('; ')}${unrouted.length > 5 ? `; and ${unrouted.length - 5} more` : ''}`,
     );

@@ -81,13 +81,20 @@ export function pathParameterNames(op: Operation): string[] {
 }
 
 /**
- * The path the validator is given for the path of the contract that is `slot` among those of its
- * document, with `count` path parameters: `/op0/{p0}/{p1}`.
+ * What the path the validator is given for a path of the contract begins with, before its slot:
+ * no contract's path nor property name is likely to be it.
  */
-export const validatorPath = (slot: number, count: number) => `/op${slot}${Array.from({ length: count }, (_, i) => `/{p${i}}`).join('')}`;
+const SLOT_PREFIX = '/contract-kit-op';
+
+/**
+ * The path the validator is given for the path of the contract that is `slot` among those of its
+ * document, with `count` path parameters: `/contract-kit-op0/{p0}/{p1}`.
+ */
+export const validatorPath = (slot: number, count: number) =>
+  `${SLOT_PREFIX}${slot}${Array.from({ length: count }, (_, i) => `/{p${i}}`).join('')}`;
 
 /** Whether a path the validator reports is the URL it was shown (validatorUrl): the request as a whole. */
-export const isValidatorUrl = (path: string) => /^\/op\d+(\/|$)/.test(path);
+export const isValidatorUrl = (path: string) => path.startsWith(SLOT_PREFIX) && /^\d+(\/|$)/.test(path.slice(SLOT_PREFIX.length));
 
 /**
  * The URL the validator is shown for a request to an operation whose path is `slot` in its
@@ -97,7 +104,7 @@ export const isValidatorUrl = (path: string) => /^\/op\d+(\/|$)/.test(path);
  */
 export function validatorUrl(slot: number, names: readonly string[], params: Record<string, string>, url: string): string {
   const query = url.indexOf('?');
-  const path = `/op${slot}${names.map((name) => `/${encodeURIComponent(params[name] ?? '')}`).join('')}`;
+  const path = `${SLOT_PREFIX}${slot}${names.map((name) => `/${encodeURIComponent(params[name] ?? '')}`).join('')}`;
   return query < 0 ? path : `${path}${url.slice(query)}`;
 }
 
@@ -179,16 +186,22 @@ function validatorItem(doc: OpenApiDocument, ops: readonly Operation[]): Record<
  * alone, each path key of theirs under a path made of its slot (`slotOf`) and its parameters
  * only (see validatorUrl), served at `/`, with the components they refer to and no others, so
  * that the validator's work per request does not grow with the contract. XML bodies are checked
- * as text, other bytes not at all.
+ * as text, other bytes not at all. `contractPaths` says whether a `$ref` into the contract's
+ * paths (rare) brought them along: the validator then compiles each of them, and fails the
+ * whole document on one it cannot read (`/Items({id})`).
  */
-export function validatorDocument(doc: OpenApiDocument, ops: readonly Operation[], slotOf: (op: Operation) => number): OpenApiDocument {
+export function validatorDocument(
+  doc: OpenApiDocument,
+  ops: readonly Operation[],
+  slotOf: (op: Operation) => number,
+): { document: OpenApiDocument; contractPaths: boolean } {
   const byPath = new Map<string, Operation[]>();
   for (const op of ops) byPath.set(op.path, [...(byPath.get(op.path) ?? []), op]);
   const items: Record<string, Record<string, unknown>> = {};
   for (const same of byPath.values())
     items[validatorPath(slotOf(same[0]!), pathParameterNames(same[0]!).length)] = validatorItem(doc, same);
   const found = componentsOf(doc, items);
-  // A $ref into another path's parts (rare) brings the contract's paths along, and with them every component they use.
+  // A $ref into another path's parts brings the contract's paths along, and with them every component they use.
   const { paths } = found;
   const components = paths ? { ...(doc.components as Record<string, Record<string, unknown>>) } : found.components;
   const schemes = doc.components?.securitySchemes ?? {};
@@ -198,9 +211,11 @@ export function validatorDocument(doc: OpenApiDocument, ops: readonly Operation[
     openapi: toolOpenApiVersion(doc.openapi),
     info: doc.info,
     servers: [{ url: '/' }],
-    // A $ref into another path's parts (rare) needs that path: the contract's paths come along.
     paths: { ...(paths ? doc.paths : {}), ...items },
     components,
   };
-  return lengthBeforePattern(fixSchemas(flagsBesideRefs(withoutAnnotations(structuredClone(document)))));
+  return {
+    document: lengthBeforePattern(fixSchemas(flagsBesideRefs(withoutAnnotations(structuredClone(document))))),
+    contractPaths: paths,
+  };
 }

@@ -96,7 +96,13 @@ export class OperationValidators {
       const existing = made.get(key);
       if (existing) return existing;
       try {
-        const handlers = operationValidator(this.document(this.groups[group]!), { coerce, allErrors }, this.options);
+        const document = this.document(this.groups[group]!);
+        // A path that brings the contract's paths along is not to fail the others of its group with them.
+        if (document === undefined) {
+          this.split(group);
+          return this.handlers(op, coerce, allErrors);
+        }
+        const handlers = operationValidator(document, { coerce, allErrors }, this.options);
         made.set(key, handlers);
         return handlers;
       } catch {
@@ -107,24 +113,38 @@ export class OperationValidators {
     let made = this.own.get(op);
     if (!made) this.own.set(op, (made = new Map<string, RequestHandler[]>()));
     let handlers = made.get(key);
-    if (!handlers) made.set(key, (handlers = operationValidator(this.document([op]), { coerce, allErrors }, this.options)));
+    if (!handlers) made.set(key, (handlers = operationValidator(this.document([op], true)!, { coerce, allErrors }, this.options)));
     return handlers;
+  }
+
+  /** Gives each path of `group` but its first a group of its own. */
+  private split(group: number): void {
+    const paths = [...new Set(this.groups[group]!.map((op) => op.path))];
+    for (const path of paths.slice(1)) {
+      this.place.set(path, { group: this.groups.length, slot: 0 });
+      this.groups.push(this.groups[group]!.filter((op) => op.path === path));
+    }
+    this.groups[group] = this.groups[group]!.filter((op) => op.path === paths[0]);
   }
 
   /**
    * The validator's document for `ops` (see validatorDocument), without the defaults their schemas
    * refuse: each place that held one is named once, by its operations or as a component.
+   * Undefined where the document needs the contract's paths and `ops` are of more than one path,
+   * unless `alone`: the caller splits their group.
    */
-  private document(ops: readonly Operation[]): OpenApiDocument {
-    const document = validatorDocument(this.doc, ops, (op) => this.slot(op));
+  private document(ops: readonly Operation[], alone = false): OpenApiDocument | undefined {
+    const { document, contractPaths } = validatorDocument(this.doc, ops, (op) => this.slot(op));
+    if (contractPaths && !alone && new Set(ops.map((op) => op.path)).size > 1) return undefined;
     const names = new Map<string, string>();
     for (const op of ops) {
       const where = validatorPath(this.slot(op), pathParameterNames(op).length);
       names.set(where, names.has(where) ? `${names.get(where)}, ${op.name}` : op.name);
     }
     for (const [where, values] of leaveOutRefusedDefaults(document, this.options.fits)) {
-      const named = names.get(where) ?? where;
-      if (this.warned.has(named)) continue;
+      // The contract's own paths, along for a $ref into them, are named by their own validators.
+      const named = names.get(where) ?? (where.startsWith('#/components/') ? where : undefined);
+      if (named === undefined || this.warned.has(named)) continue;
       this.warned.add(named);
       this.options.onWarning(
         `${named}: ${values.length} default(s) their own schemas refuse, which the validator leaves out of requests: ${values.slice(0, 3).join(', ')}`,

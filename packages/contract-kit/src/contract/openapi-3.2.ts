@@ -1,10 +1,41 @@
 import { escapePointer, resolveRef, type OpenApiDocument } from './document.js';
 
 /**
- * What an OpenAPI 3.2 contract holds that this version of the kit does not serve yet: a
- * parameter `in: querystring`, a stream (`itemSchema`), the `query` method and
- * `additionalOperations`.
+ * What OpenAPI 3.2 adds that the tools the kit builds on do not know (the validator, the type
+ * generator and Prism know 3.0 and 3.1): media types by `$ref` (`components.mediaTypes`), which
+ * the kit inlines; and what this version of the kit does not serve yet: a parameter `in:
+ * querystring`, a stream (`itemSchema`), the `query` method and `additionalOperations`.
  */
+
+const MEDIA_TYPE_REF = '#/components/mediaTypes/';
+
+/**
+ * A 3.2 contract with each media type given by `$ref` to `components.mediaTypes` (under a
+ * `content`) replaced by what it refers to, in place: the same contract, written as 3.1 can.
+ */
+export function inlineMediaTypes(doc: OpenApiDocument): OpenApiDocument {
+  if (!doc.openapi.startsWith('3.2') || !doc.components?.mediaTypes) return doc;
+  const walk = (node: unknown, seen: Set<string>): void => {
+    if (Array.isArray(node)) for (const item of node) walk(item, seen);
+    else if (node && typeof node === 'object') {
+      const object = node as Record<string, unknown>;
+      const content = object.content;
+      if (content && typeof content === 'object' && !Array.isArray(content))
+        for (const [type, media] of Object.entries(content as Record<string, unknown>)) {
+          const ref = (media as { $ref?: unknown } | null)?.$ref;
+          if (typeof ref !== 'string' || !ref.startsWith(MEDIA_TYPE_REF) || seen.has(ref)) continue;
+          const target = resolveRef<unknown>(doc, media, `#/paths content ${type}`);
+          (content as Record<string, unknown>)[type] = structuredClone(target);
+          walk((content as Record<string, unknown>)[type], new Set([...seen, ref]));
+        }
+      for (const value of Object.values(object)) walk(value, seen);
+    }
+  };
+  walk(doc.paths, new Set());
+  walk(doc.webhooks, new Set());
+  for (const [kind, named] of Object.entries(doc.components)) if (kind !== 'mediaTypes') walk(named, new Set());
+  return doc;
+}
 
 /**
  * What an operation uses of OpenAPI 3.2 that the kit does not serve yet: a parameter `in:
