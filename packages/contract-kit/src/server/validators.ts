@@ -32,18 +32,26 @@ export interface ValidatorProgress {
 type ByOptions = Map<string, RequestHandler[]>;
 
 /**
- * Paths of the contract one validator checks. Each validator compiles the whole OpenAPI schema
- * when it is made, whatever its options say (express-openapi-validator 5.6), and each of its
- * checks walks the validator's whole document; it looks a request up among its paths one by one.
- * On 650 operations (npm run bench -- --only large-contract), every validator was compiled in
- * 10.1 s with 4 paths to a validator, 10.5-11.3 s with 8, 12.2 s with 16, 18.4 s with 32 and
+ * Paths of a large contract one validator checks. Each validator compiles the whole OpenAPI
+ * schema when it is made, whatever its options say (express-openapi-validator 5.6), and each of
+ * its checks walks the validator's whole document; it looks a request up among its paths one by
+ * one. On 650 operations (npm run bench -- --only large-contract), every validator was compiled
+ * in 10.1 s with 4 paths to a validator, 10.5-11.3 s with 8, 12.2 s with 16, 18.4 s with 32 and
  * 14.6-15.2 s with 1, in 419 MiB against 517-521 MiB with 1.
  */
 const PATHS_PER_VALIDATOR = 4;
 
 /**
+ * Paths of a contract whose every path has a validator of its own: a request to the third path
+ * of a validator of four cost 4.5 % of the kit's throughput on the bench's 4-path contract
+ * (7,783 and 8,017 req/s against 8,164 and 8,441, alternated), while a contract this small is
+ * ready in about a second either way.
+ */
+const SMALL_CONTRACT_PATHS = 64;
+
+/**
  * The express-openapi-validator instances of a contract, each made on its first need: one per
- * group of PATHS_PER_VALIDATOR paths (another where a form's strings are coerced, and where a
+ * path, or per group of PATHS_PER_VALIDATOR paths in a contract of more than SMALL_CONTRACT_PATHS (another where a form's strings are coerced, and where a
  * body too large for every wrong value to be reported comes: see allErrorsUpToBytes), shared by
  * the operations of those paths, each path under a slot of its own (see validatorUrl). An
  * operation whose validator fails in the shared one gets one of its own, so one broken schema
@@ -67,11 +75,12 @@ export class OperationValidators {
     private readonly options: ValidatorOptions,
   ) {
     this.operations = operations.filter((op) => op.defect === null);
+    const perValidator = new Set(this.operations.map((op) => op.path)).size > SMALL_CONTRACT_PATHS ? PATHS_PER_VALIDATOR : 1;
     for (const op of this.operations) {
       let place = this.place.get(op.path);
       if (!place) {
-        const group = Math.floor(this.place.size / PATHS_PER_VALIDATOR);
-        this.place.set(op.path, (place = { group, slot: this.place.size % PATHS_PER_VALIDATOR }));
+        const group = Math.floor(this.place.size / perValidator);
+        this.place.set(op.path, (place = { group, slot: this.place.size % perValidator }));
         if (group === this.groups.length) this.groups.push([]);
       }
       this.groups[place.group]!.push(op);
