@@ -13,6 +13,7 @@ let added: unknown = undefined;
 const handlers: Record<string, AnyHandler> = {
   listNotes: ({ query }) => ({ status: 200, body: [{ id: 1, text: `limit ${JSON.stringify(query.limit ?? 'none')}` }] }),
   addNote: ({ body }) => ({ status: 201, body: added ?? { id: 2, ...(body as object) } }),
+  getPrefs: () => ({ status: 204 }),
   getNote: ({ path }) => ({ status: 200, body: path.noteId === 13 ? { id: 13 } : { id: path.noteId, text: 'one' } }),
 };
 
@@ -36,6 +37,17 @@ describe('an OpenAPI 3.2 contract', () => {
     // A cookie parameter of OpenAPI 3.2's style cookie, which the validator does not know, is taken.
     expect((await notes.fetch('/api/notes')).status).toBe(200);
     expect((await notes.fetch('/api/notes', { headers: { Cookie: 'seen=1' } })).status).toBe(200);
+    expect((await notes.fetch('/api/notes', { headers: { Cookie: 'seen=x' } })).status).toBe(400);
+  });
+
+  it('checks cookie parameters, required ones and their schemas, with no cookie parser in the app', async () => {
+    expect((await notes.fetch('/api/prefs', { headers: { Cookie: 'theme=dark' } })).status).toBe(204);
+    const missing = await notes.fetch('/api/prefs');
+    expect(missing.status).toBe(400);
+    expect(((await missing.json()) as { errors: { parameter?: string }[] }).errors).toEqual([
+      expect.objectContaining({ parameter: 'cookie.theme' }),
+    ]);
+    expect((await notes.fetch('/api/prefs', { headers: { Cookie: 'theme=blue' } })).status).toBe(400);
     expect((await notes.fetch('/api/notes/seven')).status).toBe(400);
     const created = await post({ text: 'hello', pinned: null });
     expect(created.status).toBe(201);

@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+import { parse as parseCookies } from 'cookie';
 import { resolveRef, type OpenApiDocument } from '../contract/document.js';
 import type { Operation } from '../contract/operations.js';
 import { readParsedBody, type BodyLimits } from './bodies.js';
@@ -143,7 +144,10 @@ function bodyStep(doc: OpenApiDocument, op: Operation, limits: BodyLimits): Requ
 function validateStep(op: Operation, validators: OperationValidators, allErrorsUpToBytes: number): RequestHandler {
   const names = pathParameterNames(op);
   const chains = new Map<RequestHandler[], RequestHandler>();
+  const cookies = op.parameters.some((p) => p.in === 'cookie');
   return (req, res, next) => {
+    // The validator checks cookie parameters in req.cookies alone, which only a cookie parser (cookie-parser) sets.
+    if (cookies && req.cookies === undefined) req.cookies = parseCookies(req.headers.cookie ?? '');
     const contentType = req.headers['content-type'];
     const essence = req.body === undefined ? undefined : essenceOf(contentType);
     validators.asked(op);
