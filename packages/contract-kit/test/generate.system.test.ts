@@ -80,7 +80,7 @@ describe('contract-kit generate', () => {
     writeFileSync(join(dir, 'openapi.yaml'), 'swagger: "2.0"\ninfo: { title: x, version: "1" }\npaths: {}\n');
     const failed = await run(['generate'], dir);
     expect(failed.code).toBe(1);
-    expect(failed.stderr).toBe('contract-kit generate: openapi.yaml: is Swagger "2.0"; convert it to OpenAPI 3.0 or 3.1 first\n');
+    expect(failed.stderr).toBe('contract-kit generate: openapi.yaml: is Swagger "2.0"; convert it to OpenAPI 3.0, 3.1 or 3.2 first\n');
   });
 
   it('refuses, writing nothing, a contract the server would refuse at start', async () => {
