@@ -14,6 +14,8 @@ const NAMES = [
   'deleteThing',
   'deleteThingVersion',
   'createBetaResponse',
+  'changeRequest',
+  'diffRequest',
   'getName',
   'associate',
   'generateAccessToken',
@@ -67,6 +69,9 @@ describe('operations that share a URL', () => {
     expect(await answered('/api/things/t1', { method: 'DELETE' })).toEqual({ operation: 'deleteThing', params: { id: 't1' } });
     expect(await answered('/api/responses?beta=true', { method: 'POST' })).toMatchObject({ operation: 'createBetaResponse' });
     expect(await answered('/api/responses', { method: 'POST' })).toBe(400);
+    // A fixed value routes to its operation; any other, to the operation of the bare URL.
+    expect(await answered('/api/requests/r1?cmd=diff', { method: 'POST' })).toMatchObject({ operation: 'diffRequest' });
+    expect(await answered('/api/requests/r1?cmd=close', { method: 'POST' })).toMatchObject({ operation: 'changeRequest' });
   });
 
   it('routes a literal after a parameter in one segment beside the bare parameter, as Google`s custom methods are', async () => {

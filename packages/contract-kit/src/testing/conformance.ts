@@ -37,7 +37,7 @@ async function validRequest(planner: RequestPlanner, op: Operation, target: Conf
 const canHaveBody = (method: string) => method !== 'get' && method !== 'head';
 
 /** The cases about one operation: one, skipped, for an operation with a defect of the contract (see Operation.defect). */
-function operationCases(planner: RequestPlanner, op: Operation): ConformanceCase[] {
+function operationCases(planner: RequestPlanner, op: Operation, operations: readonly Operation[]): ConformanceCase[] {
   if (op.defect !== null) {
     const why = `${op.name}: not served, for a defect of the contract: ${op.defect}`;
     return [{ name: `${op.name}: is served`, kind: 'valid', operation: op.name, run: () => Promise.resolve(why) }];
@@ -78,8 +78,11 @@ function operationCases(planner: RequestPlanner, op: Operation): ConformanceCase
       },
     });
   }
+  // A value other than the one its path key names (`/request/{id}?cmd=diff`) is another operation's, where one shares its URL.
+  const shared = operations.some((other) => other !== op && other.method === op.method && other.urlPath === op.urlPath);
+  const dispatches = (p: { in: string; name: string }) => shared && op.dispatch.some((d) => d.in === p.in && d.name === p.name);
   for (const p of op.parameters) {
-    const broken = p.in === 'cookie' || setByClient(p) ? undefined : planner.brokenParameter(p);
+    const broken = p.in === 'cookie' || setByClient(p) || dispatches(p) ? undefined : planner.brokenParameter(p);
     if (broken === undefined) continue;
     cases.push(
       variant(`a ${p.in} parameter ${p.name} its schema refuses is refused with 400`, 'invalid', 400, (request) => {
@@ -191,7 +194,7 @@ function mayMatch(a: string, b: string): boolean {
 export function conformanceCases(doc: OpenApiDocument): ConformanceCase[] {
   const planner = new RequestPlanner(doc, new ContractSchemas(doc));
   const operations = listOperations(doc);
-  return [...operations.flatMap((op) => operationCases(planner, op)), ...routingCases(planner, operations)];
+  return [...operations.flatMap((op) => operationCases(planner, op, operations)), ...routingCases(planner, operations)];
 }
 
 /** What became of a case: passed, failed (with the violations), or skipped (with why). */
