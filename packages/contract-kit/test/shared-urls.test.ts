@@ -16,6 +16,7 @@ const NAMES = [
   'createBetaResponse',
   'changeRequest',
   'diffRequest',
+  'upload',
   'getName',
   'associate',
   'generateAccessToken',

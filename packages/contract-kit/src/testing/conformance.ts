@@ -84,8 +84,10 @@ function operationCases(planner: RequestPlanner, op: Operation, operations: read
   for (const p of op.parameters) {
     const broken = p.in === 'cookie' || setByClient(p) || dispatches(p) ? undefined : planner.brokenParameter(p);
     if (broken === undefined) continue;
+    // A body in a coding the server does not know is 415 (RFC 9110, 15.5.16), whatever the contract says of the header.
+    const status = p.in === 'header' && p.name.toLowerCase() === 'content-encoding' && op.requestBody !== null ? 415 : 400;
     cases.push(
-      variant(`a ${p.in} parameter ${p.name} its schema refuses is refused with 400`, 'invalid', 400, (request) => {
+      variant(`a ${p.in} parameter ${p.name} its schema refuses is refused with ${status}`, 'invalid', status, (request) => {
         if (p.in === 'query') return { ...request, query: [...request.query.filter(([name]) => name !== p.name), [p.name, broken]] };
         if (p.in === 'header') return { ...request, headers: { ...request.headers, [p.name]: broken } };
         // The other path parameters keep their valid values.
