@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadContract, type AnyHandler } from 'contract-kit';
+import { listOperations, loadContract, parseContract, type AnyHandler } from 'contract-kit';
 import { serve } from './serve.js';
 
 type Served = Awaited<ReturnType<typeof serve>>;
@@ -79,6 +79,17 @@ describe('an OpenAPI 3.2 contract', () => {
     const queried = await notes.fetch('/api/notes', { method: 'QUERY', headers: { 'Content-Type': 'application/json' }, body: '{}' });
     expect(queried.status).toBe(405);
     expect(queried.headers.get('allow')).toMatch(/GET/);
+  });
+
+  it('reads itemSchema as a stream in 3.2 alone: before, it is no field, and the operation is served', () => {
+    const contract = (openapi: string) =>
+      parseContract(
+        `openapi: ${openapi}\ninfo: { title: t, version: '1' }\npaths:\n  /feed:\n    get:\n      operationId: follow\n` +
+          `      responses: { '200': { description: ok, content: { text/event-stream: { itemSchema: { type: string } } } } }\n`,
+        't.yaml',
+      );
+    expect(listOperations(contract('3.1.0'))[0]!.defect).toBeNull();
+    expect(listOperations(contract('3.2.0'))[0]!.defect).toMatch(/is a stream \(itemSchema/);
   });
 
   it('loads a contract of a later OpenAPI no more, saying which it reads', async () => {

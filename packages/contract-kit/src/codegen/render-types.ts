@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
-import type { OpenApiDocument } from '../contract/document.js';
+import { isOpenApi32, type OpenApiDocument } from '../contract/document.js';
 import { listOperations } from '../contract/operations.js';
 import { hoistDeepSchemaRefs } from '../contract/deep-refs.js';
 
@@ -20,7 +20,7 @@ export async function renderTypes(
   // openapi-typescript would write as a type that does not compile, and for OpenAPI 3.2, whose
   // media types by $ref it does not know (loadContract inlines them); else its file.
   const hoisted = hoistDeepSchemaRefs(doc) as OpenAPI3 | undefined;
-  const given = hoisted ?? (doc.openapi.startsWith('3.2') ? (doc as OpenAPI3) : pathToFileURL(contractPath));
+  const given = hoisted ?? (isOpenApi32(doc) ? (doc as OpenAPI3) : pathToFileURL(contractPath));
   const ast = await openapiTS(given, { alphabetize: false, defaultNonNullable: false });
   const operations = listOperations(doc, contractPath);
   const lines = operations.map((op) => {

@@ -13,12 +13,25 @@ export interface OpenApiDocument {
 /** Whether the contract's schemas are JSON Schema 2020-12 (OpenAPI 3.1 and 3.2), not OpenAPI 3.0's dialect. */
 export const usesJsonSchema2020 = (doc: Pick<OpenApiDocument, 'openapi'>) => !doc.openapi.startsWith('3.0');
 
+/** Whether the contract is OpenAPI 3.2, whose additions the tools the kit builds on do not know (see openapi-3.2.ts). */
+export const isOpenApi32 = (doc: Pick<OpenApiDocument, 'openapi'>) => doc.openapi.startsWith('3.2');
+
 /**
  * The `openapi` version the kit gives the tools that know 3.0 and 3.1 only (the validator, Prism)
  * for a document of `openapi`: 3.1.1 for a 3.2 contract, whose schemas are the same dialect, and
  * whose 3.2-only parts the kit does not hand them.
  */
-export const toolOpenApiVersion = (openapi: string) => (openapi.startsWith('3.2') ? '3.1.1' : openapi);
+export const toolOpenApiVersion = (openapi: string) => (isOpenApi32({ openapi }) ? '3.1.1' : openapi);
+
+/**
+ * A parameter's `style`, OpenAPI's default where it names none (form for query and cookie, simple
+ * for path and header), and 3.2's `cookie` style read as `form`, which it is but for
+ * percent-encoding and which the validator does not know.
+ */
+export function parameterStyle(p: { in?: unknown; style?: unknown }): string {
+  const written = typeof p.style === 'string' ? p.style : p.in === 'query' || p.in === 'cookie' ? 'form' : 'simple';
+  return written === 'cookie' ? 'form' : written;
+}
 
 /** A server of the contract: its URL may hold `{variables}`, each with a default. */
 export interface ServerObject {

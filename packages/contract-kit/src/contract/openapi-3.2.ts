@@ -1,4 +1,4 @@
-import { escapePointer, resolveRef, type OpenApiDocument } from './document.js';
+import { escapePointer, isOpenApi32, resolveRef, type OpenApiDocument } from './document.js';
 
 /**
  * What OpenAPI 3.2 adds that the tools the kit builds on do not know (the validator, the type
@@ -14,7 +14,7 @@ const MEDIA_TYPE_REF = '#/components/mediaTypes/';
  * `content`) replaced by what it refers to, in place: the same contract, written as 3.1 can.
  */
 export function inlineMediaTypes(doc: OpenApiDocument): OpenApiDocument {
-  if (!doc.openapi.startsWith('3.2') || !doc.components?.mediaTypes) return doc;
+  if (!isOpenApi32(doc) || !doc.components?.mediaTypes) return doc;
   const walk = (node: unknown, seen: Set<string>): void => {
     if (Array.isArray(node)) for (const item of node) walk(item, seen);
     else if (node && typeof node === 'object') {
@@ -24,7 +24,7 @@ export function inlineMediaTypes(doc: OpenApiDocument): OpenApiDocument {
         for (const [type, media] of Object.entries(content as Record<string, unknown>)) {
           const ref = (media as { $ref?: unknown } | null)?.$ref;
           if (typeof ref !== 'string' || !ref.startsWith(MEDIA_TYPE_REF) || seen.has(ref)) continue;
-          const target = resolveRef<unknown>(doc, media, `#/paths content ${type}`);
+          const target = resolveRef<unknown>(doc, media, ref);
           (content as Record<string, unknown>)[type] = structuredClone(target);
           walk((content as Record<string, unknown>)[type], new Set([...seen, ref]));
         }
@@ -48,6 +48,8 @@ export function notServedYet(
   responses: Record<string, Record<string, unknown>>,
   where: string,
 ): string | null {
+  // Before 3.2, `itemSchema` is no field of a media type, and means nothing.
+  if (!isOpenApi32(doc)) return null;
   if (querystring.length > 0)
     return `its parameter ${querystring[0]} is in: querystring (OpenAPI 3.2), which this version of contract-kit does not serve yet`;
   const streams = (content: unknown, at: string) =>
@@ -71,7 +73,7 @@ export function notServedYet(
  * method name), which the kit does not route yet: `QUERY /reports` for each.
  */
 export function unroutedOperations(doc: OpenApiDocument, label = 'the contract'): string[] {
-  if (!doc.openapi.startsWith('3.2')) return [];
+  if (!isOpenApi32(doc)) return [];
   return Object.entries(doc.paths ?? {}).flatMap(([path, rawItem]) => {
     const item = resolveRef<Record<string, unknown>>(doc, rawItem, `${label}#/paths/${escapePointer(path)}`);
     const extra = item.additionalOperations && typeof item.additionalOperations === 'object' ? Object.keys(item.additionalOperations) : [];

@@ -1,4 +1,12 @@
-import { ContractError, escapePointer, resolveRef, type OpenApiDocument, type SecurityRequirement } from './document.js';
+import {
+  ContractError,
+  escapePointer,
+  isOpenApi32,
+  parameterStyle,
+  resolveRef,
+  type OpenApiDocument,
+  type SecurityRequirement,
+} from './document.js';
 import { operationNames } from './names.js';
 import { notServedYet } from './openapi-3.2.js';
 import { unusableSecurity } from './unusable-security.js';
@@ -96,7 +104,7 @@ function parametersOf(doc: OpenApiDocument, pathLevel: unknown[], opLevel: unkno
   ] as const) {
     list.forEach((item, i) => {
       const p = resolveRef<Record<string, unknown>>(doc, item, `${at}/parameters/${i}`);
-      if (p.in === 'querystring' && typeof p.name === 'string' && doc.openapi.startsWith('3.2')) {
+      if (p.in === 'querystring' && typeof p.name === 'string' && isOpenApi32(doc)) {
         querystring.push(p.name);
         return;
       }
@@ -111,10 +119,7 @@ function parametersOf(doc: OpenApiDocument, pathLevel: unknown[], opLevel: unkno
         in: p.in as Parameter['in'],
         required: p.required === true || p.in === 'path',
         type: typeof type === 'string' ? type : undefined,
-        explode:
-          typeof p.explode === 'boolean'
-            ? p.explode
-            : ['form', 'cookie'].includes((p.style as string | undefined) ?? (p.in === 'query' || p.in === 'cookie' ? 'form' : 'simple')),
+        explode: typeof p.explode === 'boolean' ? p.explode : parameterStyle(p) === 'form',
         schema,
         examples: [
           p.example,

@@ -1,5 +1,5 @@
 import type { FormatName } from 'ajv-formats';
-import { resolveRef, usesJsonSchema2020, type OpenApiDocument } from '../contract/document.js';
+import { parameterStyle, resolveRef, usesJsonSchema2020, type OpenApiDocument } from '../contract/document.js';
 import { unicodePattern } from './unicode-pattern.js';
 
 /**
@@ -196,18 +196,14 @@ function inlined(doc: OpenApiDocument, schema: unknown, seen: readonly string[] 
 
 /**
  * A parameter as the validator reads it: `style` and `explode` at OpenAPI's defaults when the
- * contract leaves them out (form for query and cookie, simple for path and header; 3.2's cookie
- * style read as form); a query
- * parameter's value taken as decoded (`allowReserved`: a space sent as `+` is a space); its
+ * contract leaves them out (see parameterStyle); a query parameter's value taken as decoded (`allowReserved`: a space sent as `+` is a space); its
  * schema inlined without `readOnly`/`writeOnly`, which describe bodies, not parameters; and
  * every object branch of its `anyOf`/`oneOf`/`allOf` given `properties`, which the validator
  * reads for a query parameter; an `enum` of numbers or booleans without a `type` (nothing says
  * to convert the text) also taking each value's text (`true` for true).
  */
 export function validatorParameter(doc: OpenApiDocument, parameter: Record<string, unknown>): Record<string, unknown> {
-  // OpenAPI 3.2's `cookie` style is `form` (exploded unless it says otherwise) without percent-encoding, which the validator does not know.
-  const written = parameter.style ?? (parameter.in === 'query' || parameter.in === 'cookie' ? 'form' : 'simple');
-  const style = written === 'cookie' ? 'form' : written;
+  const style = parameterStyle(parameter);
   const fixed: Record<string, unknown> = { ...parameter, style, explode: parameter.explode ?? style === 'form' };
   if (parameter.in === 'query') fixed.allowReserved = true;
   if (parameter.schema !== undefined) {
