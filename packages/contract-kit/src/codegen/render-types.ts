@@ -3,6 +3,7 @@ import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { isOpenApi32, type OpenApiDocument } from '../contract/document.js';
 import { listOperations } from '../contract/operations.js';
 import { hoistDeepSchemaRefs } from '../contract/deep-refs.js';
+import { streamsAsItems } from '../contract/openapi-3.2.js';
 
 /**
  * The types of a contract: openapi-typescript's (`paths`, `webhooks`, `components`,
@@ -18,9 +19,12 @@ export async function renderTypes(
 ): Promise<{ openapi: string; operations: string }> {
   // The contract as loaded (its other files bundled in) where a $ref reaches inside a schema, which
   // openapi-typescript would write as a type that does not compile, and for OpenAPI 3.2, whose
-  // media types by $ref it does not know (loadContract inlines them); else its file.
-  const hoisted = hoistDeepSchemaRefs(doc) as OpenAPI3 | undefined;
-  const given = hoisted ?? (isOpenApi32(doc) ? (doc as OpenAPI3) : pathToFileURL(contractPath));
+  // media types by $ref it does not know (loadContract inlines them), and whose streams it types
+  // as `unknown`: a stream's media type is typed as one of its items (streamsAsItems); else its file.
+  const hoisted = hoistDeepSchemaRefs(doc);
+  const given = isOpenApi32(doc)
+    ? (streamsAsItems(hoisted ?? doc) as OpenAPI3)
+    : ((hoisted as OpenAPI3 | undefined) ?? pathToFileURL(contractPath));
   const ast = await openapiTS(given, { alphabetize: false, defaultNonNullable: false });
   const operations = listOperations(doc, contractPath);
   const lines = operations.map((op) => {

@@ -4,7 +4,7 @@ import { escapePointer, isOpenApi32, resolveRef, type OpenApiDocument } from './
  * What OpenAPI 3.2 adds that the tools the kit builds on do not know (the validator, the type
  * generator and Prism know 3.0 and 3.1): media types by `$ref` (`components.mediaTypes`), which
  * the kit inlines; and what this version of the kit does not serve yet: a parameter `in:
- * querystring`, a stream (`itemSchema`), the `query` method and `additionalOperations`.
+ * querystring`, a streamed request (`itemSchema`), the `query` method and `additionalOperations`.
  */
 
 const MEDIA_TYPE_REF = '#/components/mediaTypes/';
@@ -37,9 +37,48 @@ export function inlineMediaTypes(doc: OpenApiDocument): OpenApiDocument {
   return doc;
 }
 
+/** The sequential media types whose streamed answers the kit frames (server/streams.ts), by how it frames an item. */
+const FRAMINGS = {
+  'text/event-stream': 'sse',
+  'application/jsonl': 'lines',
+  'application/x-ndjson': 'lines',
+  'application/json-seq': 'seq',
+} as const;
+
+export type Framing = (typeof FRAMINGS)[keyof typeof FRAMINGS];
+
+/** How the kit frames a streamed answer of the media type `type` (`text/event-stream; charset=utf-8`); undefined for one it does not (`multipart/mixed`). */
+export const framingOf = (type: string): Framing | undefined => FRAMINGS[type.split(';')[0]!.trim().toLowerCase() as keyof typeof FRAMINGS];
+
+/**
+ * A copy of a 3.2 contract whose every streamed media type (one with `itemSchema` and no
+ * `schema`) has its item's schema as its `schema`: what a tool that knows 3.1 alone types, as
+ * the type of one item (the type generator writes `unknown` for a stream).
+ */
+export function streamsAsItems(doc: OpenApiDocument): OpenApiDocument {
+  if (!isOpenApi32(doc)) return doc;
+  const copy = structuredClone(doc);
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) for (const item of node) walk(item);
+    else if (node && typeof node === 'object') {
+      const content = (node as { content?: unknown }).content;
+      if (content && typeof content === 'object' && !Array.isArray(content))
+        for (const media of Object.values(content as Record<string, Record<string, unknown> | null>))
+          if (media && typeof media === 'object' && media.itemSchema !== undefined && media.schema === undefined)
+            media.schema = media.itemSchema;
+      for (const value of Object.values(node)) walk(value);
+    }
+  };
+  walk(copy.paths);
+  walk(copy.webhooks);
+  walk(copy.components);
+  return copy;
+}
+
 /**
  * What an operation uses of OpenAPI 3.2 that the kit does not serve yet: a parameter `in:
- * querystring`, a streamed body or answer (a media type with `itemSchema`). Null when none.
+ * querystring`, a streamed request body, a streamed answer of a media type it does not frame
+ * (`multipart/mixed`). Null when none.
  */
 export function notServedYet(
   doc: OpenApiDocument,
@@ -58,13 +97,16 @@ export function notServedYet(
       .filter(([, media]) => media.itemSchema !== undefined)
       .map(([type]) => type);
   const streamed = [
-    ...(body ? streams(body.content, `${where}/requestBody/content`).map((type) => `its request body's ${type}`) : []),
+    ...(body
+      ? streams(body.content, `${where}/requestBody/content`).map((type) => `its request body's ${type} is a stream (itemSchema)`)
+      : []),
     ...Object.entries(responses).flatMap(([status, response]) =>
-      streams(response.content, `${where}/responses/${status}/content`).map((type) => `its ${status} answer's ${type}`),
+      streams(response.content, `${where}/responses/${status}/content`)
+        .filter((type) => framingOf(type) === undefined)
+        .map((type) => `its ${status} answer's ${type} is a stream (itemSchema) of a media type it does not frame`),
     ),
   ];
-  if (streamed.length > 0)
-    return `${streamed[0]} is a stream (itemSchema, OpenAPI 3.2), which this version of contract-kit does not serve yet`;
+  if (streamed.length > 0) return `${streamed[0]}, which this version of contract-kit does not serve yet`;
   return null;
 }
 

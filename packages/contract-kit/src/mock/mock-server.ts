@@ -11,6 +11,8 @@ import { securitySchemesOf, type Verifier } from '../server/security.js';
 import { answerHeaders, notePrismBody, preferWithExample, type MockConfig } from './mock-config.js';
 import { prismDocument, prismPath, type DeclaredTypes } from './prism-document.js';
 import { startPrism, type PrismProcess } from './prism-process.js';
+import { streamingMock } from './mock-streams.js';
+import { ContractSchemas } from '../testing/schemas.js';
 
 /** How {@link createMock} serves a contract: the project's MockConfig (see contract-kit.config), and these. */
 export interface MockOptions extends MockConfig {
@@ -141,6 +143,8 @@ export async function createMock(options: MockOptions): Promise<Mock> {
           ),
   };
   const reasons = new WeakMap<object, string>();
+  let made: ContractSchemas | undefined;
+  const schemas = () => (made ??= new ContractSchemas(contract));
   try {
     const kit = contractServer({
       // Each answer is an example or a value the kit checked at start, else Prism's best (named above).
@@ -152,7 +156,9 @@ export async function createMock(options: MockOptions): Promise<Mock> {
       },
       contract,
       label,
-      handlers: Object.fromEntries(operations.map((op, index) => [op.name, forwarder(op, index, side)])),
+      handlers: Object.fromEntries(
+        operations.map((op, index) => [op.name, streamingMock(contract, op, schemas) ?? forwarder(op, index, side)]),
+      ),
       security: Object.fromEntries([...securitySchemesOf(contract).keys()].map((name) => [name, anyone])),
     });
     const app = express();

@@ -16,7 +16,9 @@ import { securitySchemesOf, triedInOrder } from './security.js';
 import type { ContractServer, ContractServerOptions } from './server-options.js';
 import { checkOperation, warnOfOtherErrorBodies, warnOfSchemaFixes, warnOfUnserved } from './start-warnings.js';
 import { OperationRouter, parameterPatterns } from './operation-router.js';
+import { contextOf } from './handlers.js';
 import { chain, stepsOf } from './steps.js';
+import { OpenStreams } from './streams.js';
 import { unwrittenHandler } from './stubs.js';
 import { refuser, undispatched } from './unmatched.js';
 import { OperationValidators } from './validators.js';
@@ -24,6 +26,9 @@ import { warmUpValidators, type ValidatorsReady } from './warm-up.js';
 
 export type { ContractServer, ContractServerOptions } from './server-options.js';
 export { unmatchedOf, type Unmatched } from './unmatched.js';
+
+/** The default of ContractServerOptions.keepAliveMs: 15 s, which the HTML standard suggests for server-sent events. */
+const KEEP_ALIVE_MS = 15_000;
 
 /** The default of ContractServerOptions.allErrorsUpToBytes: 16 KiB. */
 const ALL_ERRORS_UP_TO_BYTES = 16 * 1024;
@@ -70,8 +75,16 @@ export function contractServer<Context extends object = object>(options: Contrac
     fits: (schema, value) => (schemas ??= new ContractSchemas(doc)).accepts(schema, value),
     onWarning: (message) => warn(`${label}: ${message}`),
   });
+  const streams = new OpenStreams({
+    doc,
+    schemas: () => (schemas ??= new ContractSchemas(doc)),
+    keepAliveMs: options.keepAliveMs ?? KEEP_ALIVE_MS,
+    onError: options.onError,
+  });
   const stepOptions = {
     doc,
+    streams,
+    withKit: contextOf((message) => warn(`${label}: ${message}`)),
     limits: {
       limitBytes: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
       maxProperties: options.maxProperties ?? MAX_PROPERTIES,
@@ -168,6 +181,7 @@ export function contractServer<Context extends object = object>(options: Contrac
     answerOf: (problem) => answerOf(problem, undefined, ''),
     ready,
     progress: () => validators.progress(),
+    endStreams: () => streams.endAll(),
     stepsOf: (operation) => {
       const listed = listings.get(operation);
       if (!listed) throw new Error(`${label} has no operation ${operation}`);

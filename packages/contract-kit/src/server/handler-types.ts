@@ -29,8 +29,21 @@ export type BodyIn<M, T> = M extends JsonMediaType | 'application/x-www-form-url
       ? string
       : Buffer;
 
-/** A body of media type `M` and schema type `T` as a handler answers it. */
-export type BodyOut<M, T> = M extends JsonMediaType ? T : M extends XmlMediaType | `text/${string}` ? string : Uint8Array | string;
+/** The sequential media types whose streams (OpenAPI 3.2 `itemSchema`) the kit frames. */
+type StreamMediaType = 'text/event-stream' | 'application/jsonl' | 'application/x-ndjson' | 'application/json-seq';
+
+/**
+ * A body of media type `M` and schema type `T` as a handler answers it. A stream's `T` is the type
+ * of one item (see streamsAsItems): its items, as an async iterable or an array; before OpenAPI
+ * 3.2, where a sequential media type is one body, that body (a string is an iterable of strings).
+ */
+export type BodyOut<M, T> = M extends StreamMediaType
+  ? AsyncIterable<T> | Iterable<T> | (M extends 'text/event-stream' ? string : Uint8Array | string)
+  : M extends JsonMediaType
+    ? T
+    : M extends XmlMediaType | `text/${string}`
+      ? string
+      : Uint8Array | string;
 
 type RequestContent<Op> = Op extends { requestBody?: infer B } ? (NonNullable<B> extends { content: infer C } ? C : never) : never;
 

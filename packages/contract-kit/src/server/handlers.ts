@@ -26,7 +26,11 @@ export interface HandlerResult {
   headers?: Record<string, HeaderValue | readonly HeaderValue[] | undefined>;
   /** The media type of `body`, when the status declares more than one (the first declared otherwise). */
   contentType?: string;
-  /** JSON media types: a value sent as JSON; text and XML: a string; other media types: bytes or a string. None for a status without content. */
+  /**
+   * JSON media types: a value sent as JSON; text and XML: a string; other media types: bytes or
+   * a string; a stream (OpenAPI 3.2: a media type with `itemSchema`): an async iterable (or an
+   * array) of items. None for a status without content.
+   */
   body?: unknown;
 }
 
@@ -41,6 +45,11 @@ export interface KitContext<Caller = unknown> {
   scopes: readonly string[];
   request: Request;
   response: Response;
+  /**
+   * Aborted when the client goes away before the answer is complete, or the server ends a
+   * stream as it stops: give it to what a handler or a streamed answer waits on.
+   */
+  signal: AbortSignal;
 }
 
 /**
@@ -50,6 +59,73 @@ export interface KitContext<Caller = unknown> {
 export type AnyHandler<Context = unknown> = {
   handle(input: HandlerInput, context: KitContext & Context): Promise<HandlerResult> | HandlerResult;
 }['handle'];
+
+/** The kit's part of a handler's context (KitContext), its signal made on its first use: most handlers never wait on it. */
+export class HandlerContext implements KitContext {
+  readonly caller: unknown;
+  readonly callers: Record<string, unknown>;
+  readonly scopes: readonly string[];
+  private aborts: AbortController | undefined;
+
+  constructor(
+    readonly operation: Operation,
+    authentication: { caller?: unknown; callers?: Record<string, unknown>; scopes?: readonly string[] } | undefined,
+    readonly request: Request,
+    readonly response: Response,
+  ) {
+    this.caller = authentication?.caller;
+    this.callers = authentication?.callers ?? {};
+    this.scopes = authentication?.scopes ?? [];
+  }
+
+  get signal(): AbortSignal {
+    return this.controller().signal;
+  }
+
+  /** What aborts the signal: the client going away before the answer is complete, or the end of its stream. */
+  controller(): AbortController {
+    if (!this.aborts) {
+      const made = (this.aborts = new AbortController());
+      this.response.once('close', () => !this.response.writableFinished && made.abort());
+    }
+    return this.aborts;
+  }
+}
+
+/** Where a context the application gave holds the kit's part. */
+const KIT = Symbol('contract-kit context');
+
+/** The signal of a context the application gave (see contextOf). */
+function signalOfContext(this: { [KIT]: HandlerContext }): AbortSignal {
+  return this[KIT].signal;
+}
+
+/**
+ * A handler's context: what the application's `context` gave, with the kit's fields added. An
+ * object it gives anew for each request (a class's, whose getters may read its private fields)
+ * gets them itself; one it gave before, which another request may still be using, is not
+ * changed again: the fields go on an object that inherits from it, and the application is told.
+ */
+export function contextOf(warn: (message: string) => void) {
+  const given = new WeakSet<object>();
+  let warned = false;
+  return (own: object, kit: HandlerContext): KitContext => {
+    let context = own;
+    if (given.has(own)) {
+      if (!warned) {
+        warned = true;
+        warn(
+          "the context function gives each request the same object, to which the kit added the first request's caller and request: return a new one each time (() => ({ ...shared }))",
+        );
+      }
+      context = Object.create(own) as object;
+    } else given.add(own);
+    const { operation, caller, callers, scopes, request, response } = kit;
+    Object.assign(context, { operation, caller, callers, scopes, request, response, [KIT]: kit });
+    // One getter for every context: a getter of its own would give each context a shape of its own in V8 (a third of the throughput).
+    return Object.defineProperty(context, 'signal', { get: signalOfContext, enumerable: true }) as KitContext;
+  };
+}
 
 /** A scalar parameter's text as its type says. */
 function scalar(value: string, type: unknown): unknown {
@@ -97,6 +173,16 @@ export function declaredContent(op: Operation, status: number): string[] {
   return Object.keys(response?.content ?? {});
 }
 
+/** Sets the status and the headers a handler answered; the status. */
+export function setStatus(res: Response, result: HandlerResult): number {
+  const status = Number(result.status);
+  for (const [name, value] of Object.entries(result.headers ?? {})) {
+    if (value !== undefined) res.setHeader(name, Array.isArray(value) ? value.map(String) : String(value));
+  }
+  res.status(status);
+  return status;
+}
+
 /**
  * Sends what a handler answered: its headers; no body for a status without content; JSON media
  * types as JSON (the validator checks them against the contract); text and XML as text; other
@@ -104,11 +190,7 @@ export function declaredContent(op: Operation, status: number): string[] {
  * declares.
  */
 export function send(res: Response, op: Operation, result: HandlerResult): void {
-  const status = Number(result.status);
-  for (const [name, value] of Object.entries(result.headers ?? {})) {
-    if (value !== undefined) res.setHeader(name, Array.isArray(value) ? value.map(String) : String(value));
-  }
-  res.status(status);
+  const status = setStatus(res, result);
   if (result.body === undefined) return void res.end();
   const declared = declaredContent(op, status);
   const named = result.contentType ?? declared[0] ?? 'application/json';

@@ -63,7 +63,10 @@ export interface ContractServerOptions<Context extends object = object> {
   steps?: PhaseSteps;
   /** Steps run before a 404 or 405 (unmatchedOf tells which), such as a rate limit. @default none */
   unmatched?: readonly RequestHandler[];
-  /** What the application adds to each handler's context. */
+  /**
+   * What the application adds to each handler's context: a new object for each request, to which
+   * the kit adds its fields (caller, request, signal...); see contextOf for one given every time.
+   */
   context?: (req: Request, res: Parameters<RequestHandler>[1]) => Context;
   /**
    * Told what each handler answered, before it is sent (a throw refuses it instead): where an
@@ -77,6 +80,11 @@ export interface ContractServerOptions<Context extends object = object> {
   /** Told of every error answered (its problem) and every warning at start, for the application's log. @default console.warn for warnings */
   onError?: (error: unknown, problem: HttpProblem, req: Request) => void;
   onWarning?: (message: string) => void;
+  /**
+   * Milliseconds between the comments that keep an idle server-sent event stream's connection
+   * open through proxies; 0 for none. @default 15000
+   */
+  keepAliveMs?: number;
   /** Milliseconds since the epoch, for `x-sunset`. @default Date.now */
   now?: () => number;
 }
@@ -117,6 +125,11 @@ export interface ContractServer {
   ready: Promise<ValidatorsReady>;
   /** How far the compiling of the validators is, now. */
   progress(): ValidatorProgress;
+  /**
+   * Ends every streamed answer being sent, as if its handler had (its signal aborts): give it to
+   * serve's onStopping, or a stop waits for streams that never end. Returns how many it ended.
+   */
+  endStreams: () => number;
   /**
    * The steps of an operation (by its name, see operationNames) in the order they run, the kit's
    * and the application's.

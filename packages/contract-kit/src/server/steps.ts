@@ -4,12 +4,23 @@ import { resolveRef, type OpenApiDocument } from '../contract/document.js';
 import type { Operation } from '../contract/operations.js';
 import { readParsedBody, type BodyLimits } from './bodies.js';
 import { deprecationHeaders } from './deprecation.js';
-import { inputOf, notImplemented, send, type AnyHandler, type HandlerResult } from './handlers.js';
+import {
+  contextOf,
+  declaredContent,
+  HandlerContext,
+  inputOf,
+  notImplemented,
+  send,
+  setStatus,
+  type AnyHandler,
+  type HandlerResult,
+} from './handlers.js';
 import { charsetOf, essenceOf, kindOf, matchMediaType } from './media-types.js';
 import { HttpProblem, invalidRequest, type KitProblemCode } from './problems.js';
 import { stateOf, type RequestState } from './request-state.js';
 import { authenticate, type SecurityPlan } from './security.js';
 import { parameterProblems } from './strict-parameters.js';
+import { declaredStatus, streamedAnswers, type OpenStreams } from './streams.js';
 import { coercesBody, isValidatorError } from './validation.js';
 import { pathParameterNames, validatorUrl } from './validator-document.js';
 import type { OperationValidators } from './validators.js';
@@ -49,6 +60,10 @@ export interface StepOptions {
   context: ((req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1]) => object) | undefined;
   beforeSend:
     ((result: HandlerResult, req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1]) => void | Promise<void>) | undefined;
+  /** The streamed answers being sent. */
+  streams: OpenStreams;
+  /** Adds the kit's fields to what the application's context gave (see contextOf). */
+  withKit: ReturnType<typeof contextOf>;
 }
 
 const state = (req: Parameters<RequestHandler>[0]): RequestState => stateOf(req)!;
@@ -171,6 +186,7 @@ function validateStep(op: Operation, validators: OperationValidators, allErrorsU
 /** The steps of one operation. */
 export function stepsOf(op: Operation, plan: SecurityPlan, handler: AnyHandler | undefined, options: StepOptions): Steps {
   const sunsetAt = op.sunset ? Date.parse(op.sunset) : Number.POSITIVE_INFINITY;
+  const streams = streamedAnswers(options.doc, op);
   return {
     deprecation: (req, res, next) => {
       const headers = deprecationHeaders(op, state(req).basePath);
@@ -206,18 +222,18 @@ export function stepsOf(op: Operation, plan: SecurityPlan, handler: AnyHandler |
     handler: async (req, res) => {
       if (!handler) throw notImplemented(op);
       const { authentication } = state(req);
-      const kit = {
-        operation: op,
-        caller: authentication?.caller,
-        callers: authentication?.callers ?? {},
-        scopes: authentication?.scopes ?? [],
-        request: req,
-        response: res,
-      };
-      const context = options.context ? Object.assign(options.context(req, res), kit) : kit;
+      const kit = new HandlerContext(op, authentication, req, res);
+      const context = options.context ? options.withKit(options.context(req, res), kit) : kit;
       const result = await handler(inputOf(req, state(req)), context);
       await options.beforeSend?.(result, req, res);
-      send(res, op, result);
+      if (streams.size === 0) return send(res, op, result);
+      const status = declaredStatus(op, Number(result.status));
+      const contentType = result.contentType ?? declaredContent(op, Number(result.status))[0];
+      const framing = status !== undefined && contentType !== undefined ? streams.get(`${status} ${contentType}`) : undefined;
+      if (framing === undefined || result.body === undefined) return send(res, op, result);
+      setStatus(res, result);
+      res.type(contentType!);
+      await options.streams.send(req, res, op, op.responses[status!]!.content[contentType!]!, framing, result.body, kit.controller());
     },
   };
 }

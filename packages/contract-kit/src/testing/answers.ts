@@ -1,3 +1,4 @@
+import { framingOf } from '../contract/openapi-3.2.js';
 import type { Operation } from '../contract/operations.js';
 import type { ContractChecker, ObservedResponse } from './checker.js';
 import type { CredentialSource, PlannedRequest } from './requests.js';
@@ -60,9 +61,39 @@ export async function send(target: ConformanceTarget, request: PlannedRequest): 
   return {
     status: response.status,
     headers: response.headers,
-    text: await response.text(),
+    ...(await readBody(response)),
     reported: target.reportedViolations?.(response.headers),
   };
+}
+
+/** How long a streamed answer is read before the reading stops: a stream may never end (a feed). */
+const STREAM_READ_MS = 2_000;
+
+/**
+ * The body of an answer; one of a sequential media type (a stream) read for STREAM_READ_MS at
+ * most, saying whether it ended, and how it failed if it did (the server cut it off).
+ */
+async function readBody(response: Response): Promise<Pick<ObservedResponse, 'text' | 'stream'>> {
+  const framing = framingOf(response.headers.get('content-type') ?? '');
+  if (framing === undefined || !response.body) return { text: await response.text() };
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let stopped = false;
+  const timer = setTimeout(() => {
+    stopped = true;
+    void reader.cancel().catch(() => undefined);
+  }, STREAM_READ_MS);
+  let text = '';
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return { text, stream: { ended: !stopped } };
+      text += value;
+    }
+  } catch (error) {
+    return { text, stream: { ended: false, failed: String((error as Error).cause ?? error) } };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export const described = (request: PlannedRequest) =>

@@ -1,6 +1,8 @@
-import { resolveRef, type OpenApiDocument } from '../contract/document.js';
+import { isOpenApi32, resolveRef, type OpenApiDocument } from '../contract/document.js';
+import { framingOf } from '../contract/openapi-3.2.js';
 import { listOperations, type Operation } from '../contract/operations.js';
 import { ContractSchemas } from './schemas.js';
+import { streamItems } from './stream-items.js';
 
 /** What a client saw: enough of a response to check it against the contract. */
 export interface ObservedResponse {
@@ -10,6 +12,11 @@ export interface ObservedResponse {
   text: string;
   /** Violations the target itself reported for this exchange (a validating proxy's). */
   reported?: string[];
+  /**
+   * For a body of a sequential media type (a stream), read for a while: whether it ended (else
+   * it was still open when reading stopped), and the error it failed with (cut off) if it did.
+   */
+  stream?: { ended: boolean; failed?: string };
 }
 
 interface HeaderObject {
@@ -18,7 +25,12 @@ interface HeaderObject {
 }
 interface ResponseObject {
   headers?: Record<string, unknown>;
-  content?: Record<string, { schema?: unknown }>;
+  content?: Record<string, MediaObject>;
+}
+/** A media type of an answer: its schema, or (OpenAPI 3.2) the schema of each item of a stream. */
+interface MediaObject {
+  schema?: unknown;
+  itemSchema?: unknown;
 }
 
 export interface CheckerOptions {
@@ -153,6 +165,7 @@ export class ContractChecker {
     if (!media) {
       return [`content type "${contentType}" is not declared for status ${observed.status} (declared: ${Object.keys(content).join(', ')})`];
     }
+    if (media.itemSchema !== undefined && isOpenApi32(this.doc)) return this.checkStream(media, contentType, observed);
     if (!isJsonMediaType(contentType)) return [];
     let body: unknown;
     try {
@@ -161,6 +174,39 @@ export class ContractChecker {
       return [`body is not valid JSON: ${JSON.stringify(observed.text.slice(0, 200))}`];
     }
     return media.schema === undefined ? [] : this.validate(media.schema, body).map((e) => `body ${e}`);
+  }
+
+  /**
+   * A streamed answer (OpenAPI 3.2 `itemSchema`): each item read, against itemSchema (an SSE
+   * event's JSON `data` against its contentSchema too), and a stream that failed rather than ended.
+   */
+  private checkStream(media: MediaObject, contentType: string, observed: ObservedResponse): string[] {
+    const framing = framingOf(contentType);
+    if (framing === undefined) return [];
+    const items = streamItems(framing, observed.text, observed.stream?.ended !== false);
+    const data =
+      framing === 'sse'
+        ? resolveRef<{ properties?: { data?: unknown } } | undefined>(this.doc, media.itemSchema)?.properties?.data
+        : undefined;
+    const dataSchema = resolveRef<{ contentMediaType?: unknown; contentSchema?: unknown } | undefined>(this.doc, data);
+    const json =
+      typeof dataSchema?.contentMediaType === 'string' && isJsonMediaType(dataSchema.contentMediaType)
+        ? dataSchema.contentSchema
+        : undefined;
+    const violations = items.flatMap((read, i) => {
+      if ('wrong' in read) return [`item ${i + 1} ${read.wrong}`];
+      const found = this.validate(media.itemSchema, read.item).map((e) => `item ${i + 1} ${e}`);
+      const text = (read.item as { data?: unknown }).data;
+      if (found.length > 0 || json === undefined || typeof text !== 'string') return found;
+      try {
+        return this.validate(json, JSON.parse(text)).map((e) => `item ${i + 1}'s data ${e}`);
+      } catch {
+        return [`item ${i + 1}'s data is no JSON, which its contentMediaType says it is`];
+      }
+    });
+    if (observed.stream?.failed !== undefined)
+      violations.push(`the stream failed after ${items.length} item(s) instead of ending: ${observed.stream.failed}`);
+    return violations;
   }
 
   protected checkDeprecation(op: Operation, observed: ObservedResponse): string[] {

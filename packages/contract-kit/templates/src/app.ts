@@ -12,7 +12,8 @@ export const CONTRACT = fileURLToPath(new URL('../__SPEC__', import.meta.url));
 /**
  * The Express app serving the contract: every operation routed, checked and answered as it says;
  * `ready`, which resolves once every operation's validator is compiled (in the background); and
- * `answerOf`, the contract's error body for a request Node cannot parse (see serve).
+ * `answerOf`, the contract's error body for a request Node cannot parse (see serve); and
+ * `endStreams`, which ends the streamed answers being sent when the server stops.
  */
 export async function createApp() {
   const kit = contractServer({
@@ -21,7 +22,8 @@ export async function createApp() {
     handlers,
     security,
     errors,
-    context: () => context,
+    // A new object per request: the kit adds the request's caller and signal to it.
+    context: () => ({ ...context }),
     // A 500 says nothing to the client: its reason (a handler's error, an answer the contract does not allow) is logged here.
     // A stub's 501 is named once at start, not on every request.
     onError: (error, problem, req) => {
@@ -35,5 +37,5 @@ export async function createApp() {
   app.use(kit.router);
   app.use(kit.notFound);
   app.use(kit.errorHandler);
-  return { app, ready: kit.ready, answerOf: kit.answerOf };
+  return { app, ready: kit.ready, answerOf: kit.answerOf, endStreams: kit.endStreams };
 }

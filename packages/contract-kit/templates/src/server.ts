@@ -21,7 +21,8 @@ try {
 // Stops on SIGTERM and SIGINT within SHUTDOWN_TIMEOUT_MS (10 s by default), then exits; give it
 // onStop to close what the app opened (a database pool) before that. It says when every
 // operation's validator is compiled (ready), and how long that took. A request Node cannot parse
-// is answered in the contract's error body (answerOf).
-const { app, ready, answerOf } = await createApp();
-const server = await serve(app, { ...options, ready, answerOf });
+// is answered in the contract's error body (answerOf). A stop ends the streamed answers being sent
+// (endStreams), which would otherwise hold it until SHUTDOWN_TIMEOUT_MS.
+const { app, ready, answerOf, endStreams } = await createApp();
+const server = await serve(app, { ...options, ready, answerOf, onStopping: endStreams });
 console.log(`Listening on ${server.origin}`);

@@ -1,23 +1,33 @@
 /**
- * The types renderTypes writes for the rail fixture, which the type-level tests beside this file
- * are checked against (`npm run typecheck`). `npx tsx packages/contract-kit/test/types/fixture-types.ts`
- * writes them again; `fixture-types.test.ts` fails when they are not what renderTypes writes.
+ * The types renderTypes writes for the fixtures the type-level tests beside this file are checked
+ * against (`npm run typecheck`), each in a folder of its name. `npx tsx
+ * packages/contract-kit/test/types/fixture-types.ts` writes them again; `fixture-types.test.ts`
+ * fails when they are not what renderTypes writes.
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadContract } from 'contract-kit';
 import { renderTypes } from 'contract-kit/codegen';
 
-export const RAIL = fileURLToPath(new URL('../fixtures/rail-3.1.yaml', import.meta.url));
-export const RAIL_TYPES = fileURLToPath(new URL('./rail/', import.meta.url));
-const HEADER = '// Written by renderTypes from test/fixtures/rail-3.1.yaml (test/types/fixture-types.ts). Do not edit it by hand.\n';
+/** Each fixture typed, by the folder its types go to. */
+const FIXTURES = { rail: 'rail-3.1.yaml', notes: 'notes-3.2.yaml' } as const;
 
-/** The files renderTypes writes for the rail fixture. */
-export async function railTypes(): Promise<Record<'openapi.ts' | 'operations.ts', string>> {
-  const { openapi, operations } = await renderTypes(RAIL, await loadContract(RAIL), HEADER);
-  return { 'openapi.ts': openapi, 'operations.ts': operations };
+/** The folder of a fixture's types. */
+export const typesFolder = (name: keyof typeof FIXTURES) => fileURLToPath(new URL(`./${name}/`, import.meta.url));
+
+/** The files renderTypes writes for each fixture, by their path under this folder. */
+export async function fixtureTypes(): Promise<Record<string, string>> {
+  const files: Record<string, string> = {};
+  for (const [name, fixture] of Object.entries(FIXTURES)) {
+    const path = fileURLToPath(new URL(`../fixtures/${fixture}`, import.meta.url));
+    const header = `// Written by renderTypes from test/fixtures/${fixture} (test/types/fixture-types.ts). Do not edit it by hand.\n`;
+    const { openapi, operations } = await renderTypes(path, await loadContract(path), header);
+    files[`${typesFolder(name as keyof typeof FIXTURES)}openapi.ts`] = openapi;
+    files[`${typesFolder(name as keyof typeof FIXTURES)}operations.ts`] = operations;
+  }
+  return files;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  for (const [name, text] of Object.entries(await railTypes())) writeFileSync(`${RAIL_TYPES}${name}`, text);
+  for (const [path, text] of Object.entries(await fixtureTypes())) writeFileSync(path, text);
 }

@@ -1,0 +1,234 @@
+import type { Request, Response } from 'express';
+import { isOpenApi32, resolveRef, type OpenApiDocument } from '../contract/document.js';
+import { framingOf, type Framing } from '../contract/openapi-3.2.js';
+import type { MediaTypeObject, Operation } from '../contract/operations.js';
+import type { ContractSchemas } from '../testing/schemas.js';
+import { kindOf } from './media-types.js';
+import { HttpProblem, type KitProblemCode } from './problems.js';
+
+/**
+ * Streamed answers (OpenAPI 3.2: a media type with `itemSchema`): a handler's async iterable of
+ * items, each checked against `itemSchema` and framed for its media type before it is written.
+ */
+
+/** An operation's streamed answers (OpenAPI 3.2 `itemSchema`), by status and media type (`200 text/event-stream`). */
+export function streamedAnswers(doc: OpenApiDocument, op: Operation): Map<string, Framing> {
+  const streams = new Map<string, Framing>();
+  if (!isOpenApi32(doc)) return streams;
+  for (const [status, response] of Object.entries(op.responses))
+    for (const [type, media] of Object.entries(response.content)) {
+      const framing = framingOf(type);
+      if (media.itemSchema !== undefined && framing) streams.set(`${status} ${type}`, framing);
+    }
+  return streams;
+}
+
+/** The declared response a status falls under: itself, else its range (`4XX`), else `default`. */
+export const declaredStatus = (op: Operation, status: number) =>
+  [String(status), `${String(status)[0]}XX`, 'default'].find((key) => op.responses[key] !== undefined);
+
+/** How long a stream cut off for a wrong item has to send the items before it to a client that reads slowly. */
+const CUT_GRACE_MS = 5_000;
+
+/** The fields of a server-sent event (HTML, 9.2.6), which an item of `text/event-stream` is. */
+const SSE_FIELDS = new Set(['data', 'event', 'id', 'retry']);
+
+/** An event's `data` written as its `data:` lines: a string as it is, any other value as JSON; undefined for what JSON cannot carry. */
+function dataLines(data: unknown): string | undefined {
+  const text = typeof data === 'string' ? data : (JSON.stringify(data) as string | undefined);
+  return text
+    ?.split(/\r\n|\r|\n/)
+    .map((line) => `data: ${line}\n`)
+    .join('');
+}
+
+/**
+ * An item as its framing writes it, or why it cannot be written: an event with a field SSE has
+ * not, or an `event` or `id` that would end its line; a value JSON cannot carry.
+ */
+function frame(framing: Framing, item: unknown): { text: string } | { wrong: string } {
+  if (framing !== 'sse') {
+    const json = JSON.stringify(item);
+    if (json === undefined) return { wrong: 'is no JSON value' };
+    return { text: framing === 'seq' ? `\x1e${json}\n` : `${json}\n` };
+  }
+  if (item === null || typeof item !== 'object' || Array.isArray(item))
+    return { wrong: 'is no event (an object of data, event, id, retry)' };
+  const event = item as Record<string, unknown>;
+  const other = Object.keys(event).find((key) => !SSE_FIELDS.has(key) && event[key] !== undefined);
+  if (other !== undefined) return { wrong: `has ${other}, which no field of a server-sent event is (data, event, id, retry)` };
+  let text = '';
+  for (const field of ['event', 'id'] as const) {
+    const value = event[field];
+    if (value === undefined) continue;
+    if (typeof value !== 'string' || /[\r\n\0]/.test(value)) return { wrong: `has an ${field} that is no line of text` };
+    text += `${field}: ${value}\n`;
+  }
+  const { retry } = event;
+  if (retry !== undefined) {
+    if (typeof retry !== 'number' || !Number.isInteger(retry) || retry < 0)
+      return { wrong: 'has a retry that is no whole number of milliseconds' };
+    text += `retry: ${retry}\n`;
+  }
+  if (event.data !== undefined) {
+    const lines = dataLines(event.data);
+    if (lines === undefined) return { wrong: 'has data JSON cannot carry' };
+    text += lines;
+  }
+  return { text: `${text}\n` };
+}
+
+/**
+ * What a stream's item must also hold beyond its schema: an SSE event's `data` whose schema says
+ * it is JSON text (`contentMediaType: application/json` with a `contentSchema`) is parsed and
+ * checked against that schema, which JSON Schema leaves to the application.
+ */
+function contentSchemaOf(doc: OpenApiDocument, itemSchema: unknown, framing: Framing): unknown {
+  if (framing !== 'sse') return undefined;
+  const data = resolveRef<{ properties?: { data?: unknown } } | undefined>(doc, itemSchema)?.properties?.data;
+  const resolved = resolveRef<{ contentMediaType?: unknown; contentSchema?: unknown } | undefined>(doc, data);
+  const type = resolved?.contentMediaType;
+  return typeof type === 'string' && kindOf(type.split(';')[0]!.trim().toLowerCase()) === 'json' ? resolved?.contentSchema : undefined;
+}
+
+/** Why an item may not be sent, or undefined when it may: its schema's refusals, then its framing's. */
+function wrongItem(
+  doc: OpenApiDocument,
+  item: unknown,
+  media: MediaTypeObject,
+  framing: Framing,
+  schemas: ContractSchemas,
+): string | undefined {
+  const refused = schemas.errors(media.itemSchema, item);
+  if (refused.length > 0) return `is not as itemSchema says: ${refused.slice(0, 3).join('; ')}`;
+  const content = contentSchemaOf(doc, media.itemSchema, framing);
+  if (content !== undefined && typeof (item as { data?: unknown }).data === 'string') {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse((item as { data: string }).data);
+    } catch {
+      return 'has data that is no JSON text, which its contentMediaType says it is';
+    }
+    const errors = schemas.errors(content, parsed);
+    if (errors.length > 0) return `has data not as its contentSchema says: ${errors.slice(0, 3).join('; ')}`;
+  }
+  return undefined;
+}
+
+/** What the streams of a contract server share. */
+export interface StreamOptions {
+  doc: OpenApiDocument;
+  schemas: () => ContractSchemas;
+  /** Milliseconds between SSE comments that keep an idle stream's connection open; 0: none. */
+  keepAliveMs: number;
+  onError: ((error: unknown, problem: HttpProblem, req: Request) => void) | undefined;
+}
+
+/** The streams a contract server is sending, which its stop ends. */
+export class OpenStreams {
+  private readonly open = new Set<() => void>();
+
+  constructor(readonly options: StreamOptions) {}
+
+  get count(): number {
+    return this.open.size;
+  }
+
+  /** Ends every open stream as if its handler had: the handler's signal aborts and its iterator returns. */
+  endAll(): number {
+    const ending = [...this.open];
+    for (const end of ending) end();
+    return ending.length;
+  }
+
+  /**
+   * Sends `items` as a stream of media type `essence` (framed as `framing`): the status and
+   * headers at once, then each item once its schema and framing allow it, each flushed as it is
+   * written; a full socket buffer holds the next item back until it drains. The iterator is
+   * stopped (`return`) and `controller` aborted when the client goes away or the server stops.
+   * An item that may not be sent, or a failure of the iterator, ends the stream without the
+   * item, cut off so the client sees it incomplete, and is told to onError.
+   */
+  async send(
+    req: Request,
+    res: Response,
+    op: Operation,
+    media: MediaTypeObject,
+    framing: Framing,
+    items: unknown,
+    controller: AbortController,
+  ): Promise<void> {
+    const iterable = items as Partial<AsyncIterable<unknown> & Iterable<unknown>> | null | undefined;
+    const iterate = (typeof items !== 'string' ? (iterable?.[Symbol.asyncIterator] ?? iterable?.[Symbol.iterator]) : undefined) as
+      ((this: unknown) => AsyncIterator<unknown> | Iterator<unknown>) | undefined;
+    if (typeof iterate !== 'function')
+      throw new TypeError(`${op.name} answered a stream with a body that is no iterable of items (an async generator, an array)`);
+    const iterator = iterate.call(iterable);
+    if (framing === 'sse' && !res.hasHeader('Cache-Control')) res.setHeader('Cache-Control', 'no-cache');
+    res.flushHeaders();
+    // A HEAD request gets the headers alone.
+    if (req.method === 'HEAD') {
+      await iterator.return?.();
+      return void res.end();
+    }
+    let stopped = false;
+    let resume: (() => void) | undefined;
+    const stop = () => {
+      if (stopped) return;
+      stopped = true;
+      controller.abort();
+      resume?.();
+      void Promise.resolve(iterator.return?.()).catch(() => undefined);
+    };
+    const gone = () => {
+      if (!res.writableFinished) stop();
+    };
+    res.on('close', gone);
+    const end = () => {
+      stop();
+      if (!res.writableEnded) res.end();
+    };
+    this.open.add(end);
+    const keepAlive =
+      framing === 'sse' && this.options.keepAliveMs > 0 ? setInterval(() => res.write(':\n\n'), this.options.keepAliveMs) : undefined;
+    let position = 0;
+    try {
+      for (;;) {
+        const next = await iterator.next();
+        if (stopped || next.done === true) break;
+        position++;
+        const wrong = wrongItem(this.options.doc, next.value, media, framing, this.options.schemas());
+        const framed = wrong === undefined ? frame(framing, next.value) : { wrong };
+        if ('wrong' in framed) {
+          this.cut(req, res, stop, `${op.name} answered a stream whose item ${position} ${framed.wrong}`);
+          return;
+        }
+        if (!res.write(framed.text) && !stopped) await new Promise<void>((drained) => res.once('drain', (resume = drained)));
+        resume = undefined;
+      }
+      if (!stopped) stop();
+      if (!res.writableEnded && !res.destroyed) res.end();
+    } catch (error) {
+      // What the iterator throws once the client has gone (an AbortError of its signal) is no failure.
+      if (!stopped) this.cut(req, res, stop, `${op.name} failed in its stream after ${position} item(s)`, error);
+    } finally {
+      clearInterval(keepAlive);
+      this.open.delete(end);
+      res.off('close', gone);
+    }
+  }
+
+  /** Ends a stream that may not go on: its iterator stopped, its connection cut, the reason told to onError. */
+  private cut(req: Request, res: Response, stop: () => void, message: string, cause?: unknown): void {
+    stop();
+    // The items written go out first, then the connection ends without the body's end: the client
+    // sees the stream fail. A client that reads nothing more is cut off a little later.
+    const { socket } = res;
+    if (socket) {
+      socket.end();
+      setTimeout(() => socket.destroy(), CUT_GRACE_MS).unref();
+    } else res.destroy();
+    const problem = new HttpProblem<KitProblemCode>(500, 'internal_error', `${message}: the stream was cut off.`, [], {}, { cause });
+    this.options.onError?.(cause ?? new Error(problem.message), problem, req);
+  }
+}
