@@ -4,6 +4,7 @@ import { loadContract } from '../contract/load-contract.js';
 import { contractServer } from '../server/contract-server.js';
 import { listOperations, type Operation } from '../contract/operations.js';
 import { renderTypes } from '../codegen/render-types.js';
+import { renderClient } from '../codegen/render-client.js';
 import { pluginDefect, runPlugins, type GeneratePlugin } from '../codegen/plugins.js';
 import type { OpenApiDocument } from '../contract/document.js';
 import { CommandError, parseCommand } from './command-line.js';
@@ -17,7 +18,9 @@ Writes, from the contract, into DIR (generated/ by default; commit it, never edi
   operations.ts  each operation's type by the name its handler goes by
   handlers.ts    the handler map: one import per operation from the handlers folder, checked
                  against the contract with \`satisfies Handlers<Operations, Context>\`
-  client.ts      a typed client of the contract (openapi-fetch): createApiClient(baseUrl)
+  client.ts      a typed client of the contract (openapi-fetch): createApiClient(baseUrl), and
+                 createStreams(client) for streamed answers (OpenAPI 3.2 itemSchema)
+  streams.ts     what createStreams reads streams with (only for a contract with them)
 and, in the handlers folder (src/handlers/ by default), a stub for each operation that has no
 handler file yet: it answers 501 until you write it, and the server names it at start. An
 existing file is never overwritten. The context type of handlers comes from src/context.ts
@@ -61,7 +64,7 @@ async function render(
     `${header(spec)}\nimport type { Handlers } from 'contract-kit';\nimport type { Operations } from './operations.js';\nimport type { Context } from '${context}';\n` +
     operations.map((op) => `import { ${op.name} } from '${toHandlers}/${op.name}.js';\n`).join('') +
     `\n/** The handler of every operation, by name; each lives in its own file. */\nexport const handlers = { ${operations.map((op) => op.name).join(', ')} } satisfies Handlers<Operations, Context>;\n`;
-  const client = clientSource(header(spec), operations);
+  const clients = renderClient(doc, operations, header(spec));
   return {
     operations,
     contract: doc,
@@ -69,7 +72,7 @@ async function render(
       [join(out, 'openapi.ts'), openapi],
       [join(out, 'operations.ts'), operationTypes],
       [join(out, 'handlers.ts'), handlers],
-      [join(out, 'client.ts'), client],
+      ...Object.entries(clients).map(([name, text]) => [join(out, name), text] as const),
     ]),
   };
 }
@@ -87,48 +90,6 @@ function stub(op: Operation, file: string, out: string, handlersDir: string): st
     `export const ${op.name}: TypedHandler<Operations['${op.name}'], Context> = notImplemented('${op.name}', '${file}');`,
     '',
   ].join('\n');
-}
-
-/**
- * The typed client (openapi-fetch). Where path keys name a query parameter or a header after `#`
- * or `?` (see splitPathKey), a middleware sends the request as the server routes it: the path
- * before them, the query from the call's parameters, and what the path key names.
- */
-function clientSource(header: string, operations: Operation[]): string {
-  const shared = operations.filter((op) => op.path !== op.urlPath);
-  const head = `${header}\nimport createClient, { type ClientOptions${shared.length > 0 ? ', type Middleware' : ''} } from 'openapi-fetch';\nimport type { paths } from './openapi.js';\n\n`;
-  const doc = '/** A typed client of the contract (openapi-fetch): each call returns { data, error, response }. */\n';
-  if (shared.length === 0)
-    return `${head}${doc}export const createApiClient = (baseUrl: string, options: Omit<ClientOptions, 'baseUrl'> = {}) => createClient<paths>({ ...options, baseUrl });\n`;
-  const table = Object.fromEntries(shared.map((op) => [op.path, op.dispatch.map((d) => [d.in, d.name, d.value])]));
-  return (
-    head +
-    '/** What the path keys name after `#` or `?`: [in, name, value (null: any)], by path key. */\n' +
-    `const SHARED_URLS: Record<string, ['query' | 'header', string, string | null][]> = ${JSON.stringify(table)};\n\n` +
-    '/** Sends a call to a path key with `#` or `?` as the server routes it: its path, the query of the call, and what the key names. */\n' +
-    'const sharedUrls: Middleware = {\n' +
-    '  onRequest({ request, schemaPath, params }) {\n' +
-    '    const dispatch = SHARED_URLS[schemaPath];\n' +
-    '    if (!dispatch) return undefined;\n' +
-    '    const url = new URL(request.url.split(/[?#]/)[0]!);\n' +
-    '    for (const [name, value] of Object.entries(params.query ?? {}))\n' +
-    '      for (const item of Array.isArray(value) ? value : [value]) if (item !== undefined) url.searchParams.append(name, String(item));\n' +
-    '    const headers = new Headers(request.headers);\n' +
-    '    for (const [where, name, value] of dispatch) {\n' +
-    '      if (value === null) continue;\n' +
-    "      if (where === 'query') url.searchParams.set(name, value);\n" +
-    '      else headers.set(name, value);\n' +
-    '    }\n' +
-    '    return new Request(url, new Request(request, { headers }));\n' +
-    '  },\n' +
-    '};\n\n' +
-    doc +
-    "export function createApiClient(baseUrl: string, options: Omit<ClientOptions, 'baseUrl'> = {}) {\n" +
-    '  const client = createClient<paths>({ ...options, baseUrl });\n' +
-    '  client.use(sharedUrls);\n' +
-    '  return client;\n' +
-    '}\n'
-  );
 }
 
 /** The plugins the configuration lists under `generate.plugins`, each checked to be one. */

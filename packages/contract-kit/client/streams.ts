@@ -1,0 +1,139 @@
+// Written by `contract-kit generate` (a copy of contract-kit's client/streams.ts). Do not edit it by hand: run it again.
+
+/**
+ * The items of streamed answers (OpenAPI 3.2 `itemSchema`) as a client reads them, in a browser
+ * or in Node: server-sent events, JSON Lines, JSON text sequences. client.ts's `createStreams`
+ * gives each streamed operation of the contract, typed; this is what it runs.
+ */
+
+/** How a stream's items are framed: server-sent events, JSON Lines (and NDJSON), JSON text sequences (RFC 7464). */
+export type Framing = 'sse' | 'lines' | 'seq';
+
+/** A server-sent event as it arrives: its fields (HTML, 9.2.6), `data` lines joined by line breaks. */
+export interface ServerSentEvent {
+  data?: string;
+  event?: string;
+  id?: string;
+  retry?: number;
+}
+
+/** An answer that was no stream: a refusal or a failure, with the body the server gave. */
+export class StreamRefused extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: string,
+  ) {
+    super(`the stream was answered ${status}: ${body.slice(0, 300)}`);
+    this.name = 'StreamRefused';
+  }
+}
+
+/** The server-sent events of a body, one by one (comments and events without a field left out). */
+async function* events(text: AsyncIterable<string>): AsyncGenerator<ServerSentEvent> {
+  let buffer = '';
+  let event: ServerSentEvent = {};
+  let fields = 0;
+  for await (const chunk of text) {
+    buffer += chunk;
+    // A line ends at CR LF, LF or CR; a CR last in the buffer may be the first half of a CR LF.
+    let end: RegExpExecArray | null;
+    while ((end = /\r\n|\n|\r(?!$)/.exec(buffer)) !== null) {
+      const line = buffer.slice(0, end.index);
+      buffer = buffer.slice(end.index + end[0].length);
+      if (line === '') {
+        if (fields > 0) yield event;
+        event = {};
+        fields = 0;
+        continue;
+      }
+      if (line.startsWith(':')) continue;
+      const colon = line.indexOf(':');
+      const field = colon < 0 ? line : line.slice(0, colon);
+      const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+      if (field === 'data') event.data = event.data === undefined ? value : `${event.data}\n${value}`;
+      else if (field === 'event') event.event = value;
+      else if (field === 'id' && !value.includes('\0')) event.id = value;
+      else if (field === 'retry' && /^\d+$/.test(value)) event.retry = Number(value);
+      else continue;
+      fields++;
+    }
+  }
+}
+
+/** The JSON values of a body, each ended by `separator` (a line break; a sequence's record separator begins each). */
+async function* values(text: AsyncIterable<string>, framing: 'lines' | 'seq'): AsyncGenerator<unknown> {
+  const separator = framing === 'seq' ? '\x1e' : '\n';
+  let buffer = '';
+  const parsed = (part: string) => (part.trim() === '' ? [] : [JSON.parse(part) as unknown]);
+  for await (const chunk of text) {
+    buffer += chunk;
+    const parts = buffer.split(separator);
+    buffer = parts.pop()!;
+    for (const part of parts) yield* parsed(part);
+  }
+  // A last line without its line break; a sequence's last record.
+  yield* parsed(buffer);
+}
+
+/** The items of a streamed body: events for `sse`, JSON values otherwise. */
+export function readItems(body: ReadableStream<Uint8Array>, framing: Framing): AsyncGenerator<unknown> {
+  const text = body.pipeThrough(
+    new TextDecoderStream() as unknown as TransformStream<Uint8Array, string>,
+  ) as unknown as AsyncIterable<string>;
+  return framing === 'sse' ? events(text) : values(text, framing);
+}
+
+/** How a stream is read. */
+export interface StreamOptions {
+  /** Stops the stream: the request is aborted and the iteration ends. */
+  signal?: AbortSignal;
+  /** Where an SSE stream resumes: sent as Last-Event-ID on the first request. */
+  lastEventId?: string;
+}
+
+/** A request of a streamed operation: openapi-fetch's call with `parseAs: 'stream'`, these headers and signal. */
+export type SendStream = (headers: Record<string, string>, signal: AbortSignal) => Promise<{ response: Response; error?: unknown }>;
+
+/** How long a client waits before it reconnects to an event stream, unless the server says (`retry`). */
+const RECONNECT_MS = 1_000;
+
+/**
+ * The items of a streamed answer. With `reconnect` (an SSE operation that takes Last-Event-ID),
+ * a stream that ends or fails is asked for again, from the last event's id, after the server's
+ * `retry` (1 s by default), until the signal aborts or the loop stops; a refusal (not 2xx) ends
+ * it with StreamRefused. Leaving the loop aborts the request.
+ */
+export async function* stream<T>(send: SendStream, framing: Framing, reconnect: boolean, options: StreamOptions = {}): AsyncGenerator<T> {
+  const stopped = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, stopped.signal]) : stopped.signal;
+  let lastEventId = options.lastEventId;
+  let wait = RECONNECT_MS;
+  try {
+    for (;;) {
+      try {
+        const { response, error } = await send(lastEventId === undefined ? {} : { 'Last-Event-ID': lastEventId }, signal);
+        // openapi-fetch has read a refusal's body: its `error`, parsed where it was JSON.
+        if (!response.ok || !response.body)
+          throw new StreamRefused(response.status, typeof error === 'string' ? error : (JSON.stringify(error) ?? ''));
+        for await (const item of readItems(response.body, framing)) {
+          const event = item as ServerSentEvent;
+          if (framing === 'sse' && event.id !== undefined) lastEventId = event.id;
+          if (framing === 'sse' && event.retry !== undefined) wait = event.retry;
+          yield item as T;
+        }
+      } catch (error) {
+        // Stopped by its signal: the stream ends, as an EventSource's close() ends it.
+        if (signal.aborted) return;
+        if (!reconnect || error instanceof StreamRefused) throw error;
+      }
+      if (!reconnect) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, wait);
+        signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      });
+      if (signal.aborted) return;
+    }
+  } finally {
+    stopped.abort();
+  }
+}
