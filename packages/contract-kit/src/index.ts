@@ -23,7 +23,7 @@ export type { ValidatorProgress } from './server/validators.js';
 export type { ValidatorsReady, WarmUp } from './server/warm-up.js';
 export { deprecationHeaders } from './server/deprecation.js';
 export type { AnyHandler, HandlerInput, HandlerResult, KitContext } from './server/handlers.js';
-export type { BodyIn, BodyOut, Handlers, InputOf, RequestBodyOf, ResultOf, TypedHandler } from './server/handler-types.js';
+export type { BodyIn, BodyOut, Handlers, InputOf, RequestBodyOf, ResultOf, StreamsMark, TypedHandler } from './server/handler-types.js';
 export type { UploadedFile } from './server/bodies.js';
 export {
   HttpProblem,

@@ -60,10 +60,12 @@ describe('a JSON body nested deeper than maxDepth', () => {
     expect((await post(orders, `{"items":[{"name":"Rex","count":1,"more":${nested(62)}}]}`)).status).toBe(400);
   });
 
-  it('is refused before it is parsed: 524,287 nested arrays (1 MiB) cost less than an ordinary body of that size', async () => {
+  it('is refused before it is parsed: 524,287 nested arrays (1 MiB) cost about what an ordinary body of that size costs', async () => {
     const deep = await cpuMsPerRequest(() => post(orders, nested(DEFAULT_BODY_LIMIT_BYTES / 2 - 1)));
     const ordinary = await cpuMsPerRequest(() => post(orders, ORDINARY));
-    expect(deep, `nested arrays ${deep.toFixed(1)} ms, ordinary body ${ordinary.toFixed(1)} ms`).toBeLessThan(ordinary);
+    // Read and refused, it costs what an ordinary body's bytes cost (the two were within 10 % of each other here);
+    // parsed, it cost 25 times as much (424 and 429 ms against 17 and 18 ms with maxDepth: Infinity).
+    expect(deep, `nested arrays ${deep.toFixed(1)} ms, ordinary body ${ordinary.toFixed(1)} ms`).toBeLessThan(3 * ordinary);
   });
 
   it('holds a strange key or a string of brackets and escaped quotes for what it is', async () => {

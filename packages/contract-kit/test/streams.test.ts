@@ -1,5 +1,6 @@
 import { EventEmitter, on } from 'node:events';
 import { request } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from 'node:http';
@@ -17,6 +18,9 @@ const added = new EventEmitter();
 /** What the next exportNotes streams, and what became of its iterator. */
 let exported: () => AsyncGenerator<unknown> | unknown[] = () => [];
 const iterators = { made: 0, finished: 0, produced: 0, finishedAt: 0 };
+/** The notes importNotes read, each as it was read. */
+const imported: string[] = [];
+const importing = new EventEmitter();
 /** Events followNotes sends in place of the notes added, for a test of wrong ones. */
 let feed: unknown[] | undefined;
 
@@ -46,6 +50,13 @@ const handlers: Record<string, AnyHandler> = {
         })(),
       ),
   }),
+  importNotes: async ({ body }) => {
+    for await (const note of body as AsyncIterable<{ text: string }>) {
+      imported.push(note.text);
+      importing.emit('note', note.text);
+    }
+    return { status: 204 };
+  },
   exportNotes: (_input, { request: req }) => ({
     status: 200,
     contentType: req.get('accept')?.includes('json-seq') ? 'application/json-seq' : undefined,
@@ -54,7 +65,13 @@ const handlers: Record<string, AnyHandler> = {
 };
 
 beforeAll(async () => {
-  notes = await serve('notes-3.2.yaml', { handlers, warmUp: 'lazy', keepAliveMs: 100 });
+  notes = await serve('notes-3.2.yaml', {
+    handlers,
+    warmUp: 'lazy',
+    keepAliveMs: 100,
+    bodyLimitBytes: 64 * 1024,
+    streamedBodyLimitBytes: 1024 * 1024,
+  });
 });
 afterAll(() => notes.close());
 
@@ -279,5 +296,60 @@ describe('conform on streamed answers', () => {
       server.closeAllConnections();
       server.close();
     }
+  });
+});
+
+describe('a streamed request (OpenAPI 3.2 itemSchema)', () => {
+  const post = (body: BodyInit, headers: Record<string, string> = {}) =>
+    notes.fetch('/api/notes/import', { method: 'POST', headers: { 'Content-Type': 'application/jsonl', ...headers }, body });
+
+  it('gives the handler each item as it arrives, checked against itemSchema, in any content coding', async () => {
+    imported.length = 0;
+    expect((await post('{"text":"one"}\n\n{"text":"two","pinned":true}\r\n{"text":"three"}')).status).toBe(204);
+    expect(imported).toEqual(['one', 'two', 'three']);
+    imported.length = 0;
+    expect((await post(gzipSync('{"text":"four"}\n'), { 'Content-Encoding': 'gzip' })).status).toBe(204);
+    expect(imported).toEqual(['four']);
+    // The first item reaches the handler while the rest of the body is still on its way.
+    imported.length = 0;
+    const { port } = new URL(notes.origin);
+    const req = request({
+      host: '127.0.0.1',
+      port,
+      path: '/api/notes/import',
+      method: 'POST',
+      headers: { 'Content-Type': 'application/jsonl' },
+    });
+    const answered = new Promise<number>((resolve) => req.once('response', (res) => (res.resume(), resolve(res.statusCode!))));
+    req.write('{"text":"first"}\n');
+    await new Promise((resolve) => importing.once('note', resolve));
+    expect(imported).toEqual(['first']);
+    req.end('{"text":"second"}\n');
+    expect(await answered).toBe(204);
+    expect(imported).toEqual(['first', 'second']);
+  });
+
+  it('refuses the first item that cannot be read or that itemSchema refuses with a 400 naming its position', async () => {
+    imported.length = 0;
+    const wrong = await post('{"text":"one"}\n{"text":""}\n{"text":"three"}\n');
+    expect(wrong.status).toBe(400);
+    const problem = (await wrong.json()) as { detail: string; errors: { field?: string; parameter?: string; pointer?: string }[] };
+    expect(problem.detail).toBe("The request body's item 2 is not as its schema says.");
+    expect(JSON.stringify(problem.errors)).toMatch(/must NOT have fewer than 1 characters/);
+    expect(imported).toEqual(['one']);
+    const unreadable = await post('{"text":"one"}\n{"text":\n');
+    expect(unreadable.status).toBe(400);
+    expect(((await unreadable.json()) as { detail: string }).detail).toMatch(
+      /^The request body's item 2 cannot be read: The request body is not valid JSON/,
+    );
+  });
+
+  it('refuses an item past the body limit, and a body past the streamed body limit, with a 413', async () => {
+    const large = await post(`{"text":"${'x'.repeat(70 * 1024)}"}\n`);
+    expect(large.status).toBe(413);
+    expect(((await large.json()) as { detail: string }).detail).toBe("The request body's item 1 is larger than 65536 bytes.");
+    const many = await post(Array.from({ length: 80_000 }, () => '{"text":"a note"}\n').join(''));
+    expect(many.status).toBe(413);
+    expect(((await many.json()) as { detail: string }).detail).toMatch(/larger than 1048576 bytes/);
   });
 });

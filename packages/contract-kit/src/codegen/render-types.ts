@@ -4,6 +4,7 @@ import { isOpenApi32, type OpenApiDocument } from '../contract/document.js';
 import { listOperations } from '../contract/operations.js';
 import { hoistDeepSchemaRefs } from '../contract/deep-refs.js';
 import { streamsAsItems } from '../contract/openapi-3.2.js';
+import { streamedAnswers, streamedRequests } from '../server/stream-media.js';
 
 /**
  * The types of a contract: openapi-typescript's (`paths`, `webhooks`, `components`,
@@ -29,12 +30,15 @@ export async function renderTypes(
   const operations = listOperations(doc, contractPath);
   const lines = operations.map((op) => {
     const title = op.summary ? `${op.summary}: ` : '';
-    return `  /** ${title}${op.method.toUpperCase()} ${op.path.replace(/\*\//g, '*\\/')} */\n  ${op.name}: paths[${JSON.stringify(op.path)}][${JSON.stringify(op.method)}];\n`;
+    // An operation with a stream (3.2 itemSchema) is marked: its sequential media types are typed as streams of items.
+    const streams = streamedAnswers(doc, op).size > 0 || streamedRequests(doc, op).size > 0;
+    return `  /** ${title}${op.method.toUpperCase()} ${op.path.replace(/\*\//g, '*\\/')} */\n  ${op.name}: paths[${JSON.stringify(op.path)}][${JSON.stringify(op.method)}]${streams ? ' & StreamsMark' : ''};\n`;
   });
+  const marked = lines.some((line) => line.includes(' & StreamsMark;'));
   return {
     openapi: `${header}\n${astToString(ast)}`,
     operations:
-      `${header}\nimport type { paths } from './openapi.js';\n\n` +
+      `${header}\n${marked ? "import type { StreamsMark } from 'contract-kit';\n" : ''}import type { paths } from './openapi.js';\n\n` +
       '/** Each operation of the contract, by the name its handler goes by. */\n' +
       `export interface Operations {\n${lines.join('')}}\n`,
   };

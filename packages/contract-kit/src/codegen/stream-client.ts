@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { OpenApiDocument } from '../contract/document.js';
 import type { Operation } from '../contract/operations.js';
-import { streamedAnswers } from '../server/streams.js';
+import { streamedAnswers } from '../server/stream-media.js';
 
 /** The stream reader generate copies into a project beside client.ts (the package's client/streams.ts). */
 const READER = new URL('../../client/streams.ts', import.meta.url);

@@ -77,8 +77,8 @@ export function streamsAsItems(doc: OpenApiDocument): OpenApiDocument {
 
 /**
  * What an operation uses of OpenAPI 3.2 that the kit does not serve yet: a parameter `in:
- * querystring`, a streamed request body, a streamed answer of a media type it does not frame
- * (`multipart/mixed`). Null when none.
+ * querystring`, a streamed request body or answer of a media type it does not frame
+ * (`multipart/mixed`; server-sent events in a request). Null when none.
  */
 export function notServedYet(
   doc: OpenApiDocument,
@@ -98,7 +98,9 @@ export function notServedYet(
       .map(([type]) => type);
   const streamed = [
     ...(body
-      ? streams(body.content, `${where}/requestBody/content`).map((type) => `its request body's ${type} is a stream (itemSchema)`)
+      ? streams(body.content, `${where}/requestBody/content`)
+          .filter((type) => framingOf(type) === undefined || framingOf(type) === 'sse')
+          .map((type) => `its request body's ${type} is a stream (itemSchema) of a media type it does not read`)
       : []),
     ...Object.entries(responses).flatMap(([status, response]) =>
       streams(response.content, `${where}/responses/${status}/content`)

@@ -1,7 +1,7 @@
 import { resolveRef, type OpenApiDocument } from '../contract/document.js';
 import type { Operation } from '../contract/operations.js';
 import type { AnyHandler } from '../server/handlers.js';
-import { streamedAnswers } from '../server/streams.js';
+import { streamedAnswers } from '../server/stream-media.js';
 import { ContractSchemas } from '../testing/schemas.js';
 
 /** How many items the mock sends in a streamed answer before it ends it. */

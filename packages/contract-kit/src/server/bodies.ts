@@ -1,6 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import busboy from 'busboy';
 import { XMLValidator } from 'fast-xml-parser';
+import { resolveRef, type OpenApiDocument } from '../contract/document.js';
+import type { Operation } from '../contract/operations.js';
 import { HttpProblem, invalidRequest, type KitProblemCode } from './problems.js';
 import { BodyReadError, readBody } from './read-body.js';
 import { parseStrictJson, type JsonLimits } from './strict-json.js';
@@ -23,6 +25,8 @@ export interface ParsedBody {
 /** How large a body may be, and what one JSON body may hold (see JsonLimits). */
 export interface BodyLimits extends JsonLimits {
   limitBytes: number;
+  /** The most a streamed body (OpenAPI 3.2 `itemSchema`) may carry in all; each of its items is held to limitBytes. */
+  streamLimitBytes: number;
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -95,7 +99,7 @@ function multipart(headers: IncomingHttpHeaders, bytes: Buffer, limits: BodyLimi
 }
 
 /** A failure to read a body, as the kit answers it. */
-function refusalOf(error: unknown, limitBytes: number): unknown {
+export function refusalOf(error: unknown, limitBytes: number): unknown {
   if (!(error instanceof BodyReadError)) return error;
   const { failure } = error;
   switch (failure.kind) {
@@ -168,4 +172,22 @@ async function parse(headers: IncomingHttpHeaders, kind: BodyKind, limits: BodyL
     case 'binary':
       return { value: bytes, files: {} };
   }
+}
+
+/** The names of a form's fields whose schema is an array, for a media type the operation declares. */
+export function arrayFields(doc: OpenApiDocument, op: Operation, mediaType: string): Set<string> {
+  const schema = resolveRef<{ properties?: Record<string, unknown> } | undefined>(doc, op.requestBody?.content[mediaType]?.schema);
+  const fields = new Set<string>();
+  for (const [name, property] of Object.entries(schema?.properties ?? {})) {
+    if (resolveRef<{ type?: unknown } | undefined>(doc, property)?.type === 'array') fields.add(name);
+  }
+  return fields;
+}
+
+/** A form's fields with each one its schema makes an array given as one (`?tag=a`) or several (`?tag=a&tag=b`). */
+export function withArrays(value: unknown, arrays: Set<string>): unknown {
+  if (arrays.size === 0 || typeof value !== 'object' || value === null) return value;
+  const fields = value as Record<string, unknown>;
+  for (const name of arrays) if (fields[name] !== undefined && !Array.isArray(fields[name])) fields[name] = [fields[name]];
+  return fields;
 }

@@ -26,8 +26,9 @@ export function closeUnreadBody(req: IncomingMessage, res: ServerResponse, bodyL
   // app's, which Node then leaves unread past what the stream buffers.
   req.read(0);
   res.once('finish', () => {
-    if (req.complete) return;
     const { socket } = req;
+    // Gone already (the client closed it, or the app destroyed the request).
+    if (req.complete || !socket) return;
     socket.end();
     const linger = setTimeout(() => socket.destroy(), LINGER_MS);
     socket.once('close', () => clearTimeout(linger));

@@ -27,6 +27,9 @@ import { warmUpValidators, type ValidatorsReady } from './warm-up.js';
 export type { ContractServer, ContractServerOptions } from './server-options.js';
 export { unmatchedOf, type Unmatched } from './unmatched.js';
 
+/** The default of ContractServerOptions.streamedBodyLimitBytes: 64 MiB. */
+const STREAMED_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
+
 /** The default of ContractServerOptions.keepAliveMs: 15 s, which the HTML standard suggests for server-sent events. */
 const KEEP_ALIVE_MS = 15_000;
 
@@ -87,6 +90,7 @@ export function contractServer<Context extends object = object>(options: Contrac
     withKit: contextOf((message) => warn(`${label}: ${message}`)),
     limits: {
       limitBytes: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
+      streamLimitBytes: options.streamedBodyLimitBytes ?? STREAMED_BODY_LIMIT_BYTES,
       maxProperties: options.maxProperties ?? MAX_PROPERTIES,
       maxDepth: options.maxDepth ?? MAX_DEPTH,
     },

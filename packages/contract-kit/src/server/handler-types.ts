@@ -20,8 +20,26 @@ type XmlMediaType = 'application/xml' | 'text/xml' | `${string}/${string}+xml`;
 /** `format: binary` fields of a multipart form arrive as files. */
 type FormFields<T> = T extends object ? { [K in keyof T]: T[K] extends string ? T[K] | UploadedFile : T[K] } : T;
 
-/** A body of media type `M` and schema type `T` as a handler receives it. */
-export type BodyIn<M, T> = M extends JsonMediaType | 'application/x-www-form-urlencoded'
+/**
+ * What `contract-kit generate` adds to the type of an OpenAPI 3.2 operation with a stream (a
+ * media type with `itemSchema`, typed as one item: see streamsAsItems): its sequential media
+ * types are then streams of items, where before 3.2 they are one body.
+ */
+export interface StreamsMark {
+  'contract-kit streams': true;
+}
+
+/** Whether `Op` carries StreamsMark. */
+type Streams<Op> = Op extends StreamsMark ? true : false;
+
+/** A body of media type `M` and schema type `T` as a handler receives it; of an operation with streams (`S`), a stream's items. */
+export type BodyIn<M, T, S = false> = S extends true
+  ? M extends 'application/jsonl' | 'application/x-ndjson' | 'application/json-seq'
+    ? AsyncIterable<T>
+    : WholeBodyIn<M, T>
+  : WholeBodyIn<M, T>;
+
+type WholeBodyIn<M, T> = M extends JsonMediaType | 'application/x-www-form-urlencoded'
   ? T
   : M extends 'multipart/form-data'
     ? FormFields<T>
@@ -33,17 +51,16 @@ export type BodyIn<M, T> = M extends JsonMediaType | 'application/x-www-form-url
 type StreamMediaType = 'text/event-stream' | 'application/jsonl' | 'application/x-ndjson' | 'application/json-seq';
 
 /**
- * A body of media type `M` and schema type `T` as a handler answers it. A stream's `T` is the type
- * of one item (see streamsAsItems): its items, as an async iterable or an array; before OpenAPI
- * 3.2, where a sequential media type is one body, that body (a string is an iterable of strings).
+ * A body of media type `M` and schema type `T` as a handler answers it; of an operation with
+ * streams (`S`), a stream's items, as an async iterable or an array.
  */
-export type BodyOut<M, T> = M extends StreamMediaType
-  ? AsyncIterable<T> | Iterable<T> | (M extends 'text/event-stream' ? string : Uint8Array | string)
-  : M extends JsonMediaType
-    ? T
-    : M extends XmlMediaType | `text/${string}`
-      ? string
-      : Uint8Array | string;
+export type BodyOut<M, T, S = false> = S extends true
+  ? M extends StreamMediaType
+    ? AsyncIterable<T> | Iterable<T>
+    : WholeBodyOut<M, T>
+  : WholeBodyOut<M, T>;
+
+type WholeBodyOut<M, T> = M extends JsonMediaType ? T : M extends XmlMediaType | `text/${string}` ? string : Uint8Array | string;
 
 type RequestContent<Op> = Op extends { requestBody?: infer B } ? (NonNullable<B> extends { content: infer C } ? C : never) : never;
 
@@ -51,8 +68,9 @@ type RequestContent<Op> = Op extends { requestBody?: infer B } ? (NonNullable<B>
 export type RequestBodyOf<Op> =
   Never<RequestContent<Op>> extends true
     ? { contentType: undefined; body: undefined }
-    : | { [M in keyof RequestContent<Op> & string]: { contentType: M; body: BodyIn<M, RequestContent<Op>[M]> } }[keyof RequestContent<Op> &
-          string]
+    : | {
+          [M in keyof RequestContent<Op> & string]: { contentType: M; body: BodyIn<M, RequestContent<Op>[M], Streams<Op>> };
+        }[keyof RequestContent<Op> & string]
       | (Op extends { requestBody: { content: unknown } } ? never : { contentType: undefined; body: undefined });
 
 type Parameters<Op, Where extends string> = Op extends { parameters: infer P }
@@ -87,16 +105,16 @@ type DeclaredHeaders<R> = R extends { headers: infer H }
 type StatusOf<S> = S extends number ? S : S extends `${infer N extends number}` ? N : number;
 
 /** One declared response: its status, a body of one of its media types (the first needs no contentType), its headers. */
-type ResponseOf<S, R> = R extends { content: infer C }
+type ResponseOf<S, R, Streamed> = R extends { content: infer C }
   ? Never<C> extends true
     ? { status: StatusOf<S>; body?: undefined; headers?: DeclaredHeaders<R>; contentType?: undefined }
     : {
-        [M in keyof C & string]: { status: StatusOf<S>; contentType?: M; body: BodyOut<M, C[M]>; headers?: DeclaredHeaders<R> };
+        [M in keyof C & string]: { status: StatusOf<S>; contentType?: M; body: BodyOut<M, C[M], Streamed>; headers?: DeclaredHeaders<R> };
       }[keyof C & string]
   : { status: StatusOf<S>; body?: undefined; headers?: DeclaredHeaders<R>; contentType?: undefined };
 
 /** What a handler of `Op` may answer: one of its declared statuses, with that status's media types, bodies and headers. */
-export type ResultOf<Op> = Op extends { responses: infer Rs } ? { [S in keyof Rs]: ResponseOf<S, Rs[S]> }[keyof Rs] : never;
+export type ResultOf<Op> = Op extends { responses: infer Rs } ? { [S in keyof Rs]: ResponseOf<S, Rs[S], Streams<Op>> }[keyof Rs] : never;
 
 /** The handler of an operation `Op`. */
 export type TypedHandler<Op, Context = object, Caller = unknown> = (

@@ -11,7 +11,11 @@ export interface HandlerInput {
   query: Record<string, unknown>;
   headers: Record<string, unknown>;
   cookies: Record<string, unknown>;
-  /** JSON: the value; a form: its fields; multipart: its fields and files (UploadedFile); XML and text: the text; other media types: the bytes. */
+  /**
+   * JSON: the value; a form: its fields; multipart: its fields and files (UploadedFile); XML and
+   * text: the text; a stream (OpenAPI 3.2 `itemSchema`): an async iterable of its items, each
+   * checked as it is read; other media types: the bytes.
+   */
   body: unknown;
   /** The media type the body came in (`application/json`), or undefined without a body. */
   contentType: string | undefined;
@@ -160,7 +164,10 @@ export function inputOf(req: Request, state: RequestState): HandlerInput {
     else value = (cookies ??= parseCookies(req.headers.cookie ?? ''))[p.name];
     if (value !== undefined) input[p.in === 'cookie' ? 'cookies' : p.in === 'header' ? 'headers' : p.in][p.name] = typed(value, p);
   }
-  if (state.operation.requestBody && req.body !== undefined) {
+  if (state.items) {
+    input.contentType = essenceOf(req.headers['content-type']);
+    input.body = state.items;
+  } else if (state.operation.requestBody && req.body !== undefined) {
     input.contentType = essenceOf(req.headers['content-type']);
     input.body = Object.keys(state.files).length > 0 ? { ...(req.body as object), ...state.files } : req.body;
   }

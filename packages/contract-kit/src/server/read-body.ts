@@ -69,6 +69,30 @@ export async function readBody(req: IncomingMessage, limitBytes: number): Promis
   }
 }
 
+/**
+ * A request's body as it arrives, its Content-Encoding undone (gzip, deflate, br), for a reader
+ * that takes it piece by piece: it is no larger on the wire than `limitBytes` plus what a coding adds.
+ * @throws BodyReadError for a coding it does not undo
+ */
+export function decodedBody(req: IncomingMessage, limitBytes: number): NodeJS.ReadableStream {
+  const coding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  if (coding === 'identity') return req;
+  const decoder = DECODERS[coding]?.();
+  if (!decoder) throw new BodyReadError({ kind: 'unsupported_coding', coding });
+  let onWire = 0;
+  req.on('data', (chunk: Buffer) => {
+    onWire += chunk.length;
+    if (onWire <= limitBytes + CODING_OVERHEAD_BYTES) return;
+    req.unpipe(decoder);
+    req.pause();
+    decoder.destroy(new BodyReadError({ kind: 'too_large' }));
+  });
+  // The client going away ends the decoded body too (pipe does not pass errors on).
+  req.on('error', (error) => decoder.destroy(new BodyReadError({ kind: 'aborted', cause: error })));
+  req.pipe(decoder);
+  return decoder;
+}
+
 async function read(stream: NodeJS.ReadableStream, limitBytes: number, coding: string): Promise<Buffer> {
   try {
     return await getRawBody(stream, { limit: limitBytes });

@@ -13,6 +13,8 @@ export class RequestState {
   files: Record<string, UploadedFile | UploadedFile[]> = {};
   /** How many bytes the body step read, once inflated (0 for no body). */
   bodyBytes = 0;
+  /** A streamed body (OpenAPI 3.2 `itemSchema`): its items as they are read, for the handler; the body step reads nothing of it. */
+  items: AsyncIterable<unknown> | undefined = undefined;
 
   constructor(
     readonly operation: Operation,

@@ -81,6 +81,11 @@ export interface ContractServerOptions<Context extends object = object> {
   onError?: (error: unknown, problem: HttpProblem, req: Request) => void;
   onWarning?: (message: string) => void;
   /**
+   * The most a streamed request body (OpenAPI 3.2 `itemSchema`) may carry in all, once inflated;
+   * each of its items is held to bodyLimitBytes. @default 67108864 (64 MiB)
+   */
+  streamedBodyLimitBytes?: number;
+  /**
    * Milliseconds between the comments that keep an idle server-sent event stream's connection
    * open through proxies; 0 for none. @default 15000
    */

@@ -1,26 +1,19 @@
 import type { RequestHandler } from 'express';
 import { parse as parseCookies } from 'cookie';
-import { resolveRef, type OpenApiDocument } from '../contract/document.js';
+import type { OpenApiDocument } from '../contract/document.js';
 import type { Operation } from '../contract/operations.js';
-import { readParsedBody, type BodyLimits } from './bodies.js';
+import { arrayFields, readParsedBody, withArrays, type BodyLimits } from './bodies.js';
 import { deprecationHeaders } from './deprecation.js';
-import {
-  contextOf,
-  declaredContent,
-  HandlerContext,
-  inputOf,
-  notImplemented,
-  send,
-  setStatus,
-  type AnyHandler,
-  type HandlerResult,
-} from './handlers.js';
+import { contextOf, HandlerContext, inputOf, notImplemented, send, setStatus, type AnyHandler, type HandlerResult } from './handlers.js';
 import { charsetOf, essenceOf, kindOf, matchMediaType } from './media-types.js';
 import { HttpProblem, invalidRequest, type KitProblemCode } from './problems.js';
 import { stateOf, type RequestState } from './request-state.js';
 import { authenticate, type SecurityPlan } from './security.js';
 import { parameterProblems } from './strict-parameters.js';
-import { declaredStatus, streamedAnswers, type OpenStreams } from './streams.js';
+import { streamedAnswerOf, streamedAnswers, streamedRequests } from './stream-media.js';
+import type { OpenStreams } from './streams.js';
+import { requestItems } from './streamed-requests.js';
+import type { ContractSchemas } from '../testing/schemas.js';
 import { coercesBody, isValidatorError } from './validation.js';
 import { pathParameterNames, validatorUrl } from './validator-document.js';
 import type { OperationValidators } from './validators.js';
@@ -87,27 +80,10 @@ export function chain(handlers: readonly RequestHandler[]): RequestHandler {
   };
 }
 
-/** The names of a form's fields whose schema is an array, for a media type the operation declares. */
-function arrayFields(doc: OpenApiDocument, op: Operation, mediaType: string): Set<string> {
-  const schema = resolveRef<{ properties?: Record<string, unknown> } | undefined>(doc, op.requestBody?.content[mediaType]?.schema);
-  const fields = new Set<string>();
-  for (const [name, property] of Object.entries(schema?.properties ?? {})) {
-    if (resolveRef<{ type?: unknown } | undefined>(doc, property)?.type === 'array') fields.add(name);
-  }
-  return fields;
-}
-
-/** A form's fields with each one its schema makes an array given as one (`?tag=a`) or several (`?tag=a&tag=b`). */
-function withArrays(value: unknown, arrays: Set<string>): unknown {
-  if (arrays.size === 0 || typeof value !== 'object' || value === null) return value;
-  const fields = value as Record<string, unknown>;
-  for (const name of arrays) if (fields[name] !== undefined && !Array.isArray(fields[name])) fields[name] = [fields[name]];
-  return fields;
-}
-
-function bodyStep(doc: OpenApiDocument, op: Operation, limits: BodyLimits): RequestHandler {
+function bodyStep(doc: OpenApiDocument, op: Operation, limits: BodyLimits, schemas: () => ContractSchemas): RequestHandler {
   const declared = Object.keys(op.requestBody?.content ?? {});
   const arraysOf = new Map<string, Set<string>>();
+  const streamed = streamedRequests(doc, op);
   return async (req, _res, next) => {
     const { headers } = req;
     if (!op.requestBody) return next();
@@ -121,11 +97,13 @@ function bodyStep(doc: OpenApiDocument, op: Operation, limits: BodyLimits): Requ
       if (op.requestBody.required) throw invalidRequest([{ field: 'body', message: 'is required' }], 'The request body is missing.');
       return next();
     }
-    if (Number(headers['content-length']) > limits.limitBytes) {
-      throw new HttpProblem<KitProblemCode>(413, 'payload_too_large', `The request body is larger than ${limits.limitBytes} bytes.`);
-    }
     const essence = essenceOf(headers['content-type']);
     const mediaType = essence && matchMediaType(declared, essence);
+    const stream = mediaType ? streamed.get(mediaType) : undefined;
+    const limitBytes = stream ? limits.streamLimitBytes : limits.limitBytes;
+    if (Number(headers['content-length']) > limitBytes) {
+      throw new HttpProblem<KitProblemCode>(413, 'payload_too_large', `The request body is larger than ${limitBytes} bytes.`);
+    }
     if (!essence || !mediaType) {
       throw new HttpProblem<KitProblemCode>(
         415,
@@ -137,6 +115,17 @@ function bodyStep(doc: OpenApiDocument, op: Operation, limits: BodyLimits): Requ
     const charset = charsetOf(headers['content-type']);
     if (kind !== 'binary' && charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
       throw new HttpProblem<KitProblemCode>(415, 'unsupported_media_type', `The request body must be ${essence} in UTF-8, not ${charset}.`);
+    }
+    if (stream) {
+      // Read as the handler asks for its items: each checked against itemSchema as it comes.
+      const { framing, itemSchema } = stream;
+      const check = (item: unknown) => schemas().errors(itemSchema, item);
+      state(req).items = requestItems(req, framing, check, {
+        ...limits,
+        itemBytes: limits.limitBytes,
+        totalBytes: limits.streamLimitBytes,
+      });
+      return next();
     }
     const parsed = await readParsedBody(req, kind, limits);
     if (kind === 'form' || kind === 'multipart') {
@@ -217,7 +206,7 @@ export function stepsOf(op: Operation, plan: SecurityPlan, handler: AnyHandler |
       if (details.length > 0) throw invalidRequest(details);
       next();
     },
-    body: bodyStep(options.doc, op, options.limits),
+    body: bodyStep(options.doc, op, options.limits, options.streams.options.schemas),
     validate: validateStep(op, options.validators, options.allErrorsUpToBytes),
     handler: async (req, res) => {
       if (!handler) throw notImplemented(op);
@@ -226,14 +215,11 @@ export function stepsOf(op: Operation, plan: SecurityPlan, handler: AnyHandler |
       const context = options.context ? options.withKit(options.context(req, res), kit) : kit;
       const result = await handler(inputOf(req, state(req)), context);
       await options.beforeSend?.(result, req, res);
-      if (streams.size === 0) return send(res, op, result);
-      const status = declaredStatus(op, Number(result.status));
-      const contentType = result.contentType ?? declaredContent(op, Number(result.status))[0];
-      const framing = status !== undefined && contentType !== undefined ? streams.get(`${status} ${contentType}`) : undefined;
-      if (framing === undefined || result.body === undefined) return send(res, op, result);
+      const stream = streams.size === 0 ? undefined : streamedAnswerOf(op, streams, result);
+      if (!stream) return send(res, op, result);
       setStatus(res, result);
-      res.type(contentType!);
-      await options.streams.send(req, res, op, op.responses[status!]!.content[contentType!]!, framing, result.body, kit.controller());
+      res.type(stream.contentType);
+      await options.streams.send(req, res, op, stream.media, stream.framing, result.body, kit.controller());
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
-import { isOpenApi32, resolveRef, type OpenApiDocument } from '../contract/document.js';
-import { framingOf, type Framing } from '../contract/openapi-3.2.js';
+import { resolveRef, type OpenApiDocument } from '../contract/document.js';
+import type { Framing } from '../contract/openapi-3.2.js';
 import type { MediaTypeObject, Operation } from '../contract/operations.js';
 import type { ContractSchemas } from '../testing/schemas.js';
 import { kindOf } from './media-types.js';
@@ -10,22 +10,6 @@ import { HttpProblem, type KitProblemCode } from './problems.js';
  * Streamed answers (OpenAPI 3.2: a media type with `itemSchema`): a handler's async iterable of
  * items, each checked against `itemSchema` and framed for its media type before it is written.
  */
-
-/** An operation's streamed answers (OpenAPI 3.2 `itemSchema`), by status and media type (`200 text/event-stream`). */
-export function streamedAnswers(doc: OpenApiDocument, op: Operation): Map<string, Framing> {
-  const streams = new Map<string, Framing>();
-  if (!isOpenApi32(doc)) return streams;
-  for (const [status, response] of Object.entries(op.responses))
-    for (const [type, media] of Object.entries(response.content)) {
-      const framing = framingOf(type);
-      if (media.itemSchema !== undefined && framing) streams.set(`${status} ${type}`, framing);
-    }
-  return streams;
-}
-
-/** The declared response a status falls under: itself, else its range (`4XX`), else `default`. */
-export const declaredStatus = (op: Operation, status: number) =>
-  [String(status), `${String(status)[0]}XX`, 'default'].find((key) => op.responses[key] !== undefined);
 
 /** How long a stream cut off for a wrong item has to send the items before it to a client that reads slowly. */
 const CUT_GRACE_MS = 5_000;

@@ -1,6 +1,7 @@
 import { resolveRef, toolOpenApiVersion, unescapePointer, type OpenApiDocument } from '../contract/document.js';
 import { isIgnoredHeader, type Operation } from '../contract/operations.js';
 import { lengthBeforePattern } from './length-before-pattern.js';
+import { streamedRequests } from './stream-media.js';
 import { essenceOf, kindOf, type BodyKind } from './media-types.js';
 import { fixSchemas, flagsBesideRefs, validatorParameter, withoutAnnotations } from './schema-fixes.js';
 
@@ -148,18 +149,21 @@ function validatorOperation(doc: OpenApiDocument, op: Operation, item: Record<st
       ...((operation.parameters as unknown[] | undefined) ?? []),
       ...implied.map(({ name, in: at, schema }) => ({ name, in: at, required: true, schema })),
     ];
-  if (op.requestBody) {
+  // A streamed body is checked item by item as the handler reads it (streamed-requests.ts), never whole.
+  const streamed = streamedRequests(doc, op);
+  const content = Object.entries(op.requestBody?.content ?? {}).filter(([mediaType]) => !streamed.has(mediaType));
+  if (op.requestBody && content.length > 0) {
     operation.requestBody = {
       required: op.requestBody.required,
       content: Object.fromEntries(
-        Object.entries(op.requestBody.content).map(([mediaType, media]) => [
+        content.map(([mediaType, media]) => [
           // The validator matches `type/*` ranges only; the body step matched the suffix of `application/*+json`.
           mediaType.replace(/^([^/]+)\/\*\+[^;]*/, '$1/*'),
           { ...media, schema: validatedSchema(kindOf(essenceOf(mediaType) ?? mediaType), writable(doc, media.schema)) },
         ]),
       ),
     };
-  }
+  } else delete operation.requestBody;
   return operation;
 }
 

@@ -32,3 +32,16 @@ export const wrongEvent: TypedHandler<Operations['followNotes']> = () => ({ stat
 
 // @ts-expect-error the event is added or removed
 export const wrongEventName: TypedHandler<Operations['followNotes']> = () => ({ status: 200, body: [{ event: 'moved', data: '{}' }] });
+
+// A streamed request: its items, typed from itemSchema, as they are read.
+export const importNotes: TypedHandler<Operations['importNotes']> = async ({ body }) => {
+  const texts: string[] = [];
+  for await (const note of body) texts.push(note.text);
+  return { status: 204 };
+};
+
+export const wrongImport: TypedHandler<Operations['importNotes']> = async ({ body }) => {
+  // @ts-expect-error a NewNote has no id
+  for await (const note of body) void note.id;
+  return { status: 204 };
+};

@@ -1,5 +1,6 @@
 // Written by renderTypes from test/fixtures/notes-3.2.yaml (test/types/fixture-types.ts). Do not edit it by hand.
 
+import type { StreamsMark } from 'contract-kit';
 import type { paths } from './openapi.js';
 
 /** Each operation of the contract, by the name its handler goes by. */
@@ -15,9 +16,9 @@ export interface Operations {
   /** GET /search */
   searchNotes: paths["/search"]["get"];
   /** GET /feed */
-  followNotes: paths["/feed"]["get"];
+  followNotes: paths["/feed"]["get"] & StreamsMark;
   /** GET /notes/export */
-  exportNotes: paths["/notes/export"]["get"];
+  exportNotes: paths["/notes/export"]["get"] & StreamsMark;
   /** POST /notes/import */
-  importNotes: paths["/notes/import"]["post"];
+  importNotes: paths["/notes/import"]["post"] & StreamsMark;
 }
