@@ -1,6 +1,7 @@
 import { XMLBuilder } from 'fast-xml-parser';
 import { resolveRef, type OpenApiDocument } from '../contract/document.js';
 import type { MediaTypeObject, Operation } from '../contract/operations.js';
+import { streamedRequests } from '../server/stream-media.js';
 import { isJsonMediaType } from './checker.js';
 import { withoutReadOnly } from './read-only.js';
 import type { ContractSchemas } from './schemas.js';
@@ -18,7 +19,7 @@ export function mediaExamples(doc: OpenApiDocument, media: MediaTypeObject): unk
 
 /**
  * A valid body of `op` in the first media type it can make (JSON, a form, multipart, text, bytes,
- * XML), with that media type; a string says why none can be made.
+ * XML; a stream of items), with that media type; a string says why none can be made.
  */
 export function requestBody(
   doc: OpenApiDocument,
@@ -27,6 +28,7 @@ export function requestBody(
 ): { contentType: string; body: RequestBody } | string {
   const content = op.requestBody!.content;
   const types = Object.keys(content);
+  const streamed = streamedRequests(doc, op);
   const order = [
     (t: string) => isJsonMediaType(t) || t === 'application/*' || t === '*/*',
     (t: string) => t === 'application/x-www-form-urlencoded',
@@ -39,6 +41,14 @@ export function requestBody(
     const type = types.find(fits);
     if (type === undefined) continue;
     const media = content[type]!;
+    const stream = streamed.get(type);
+    if (stream) {
+      // Two items of a streamed body (OpenAPI 3.2 itemSchema), framed as its media type says.
+      const item = withoutReadOnly(doc, stream.itemSchema, schemas.sample(stream.itemSchema, mediaExamples(doc, media)));
+      if (item === undefined) return `no value of the ${type} body's itemSchema was found: give it an example`;
+      const text = JSON.stringify(item);
+      return { contentType: type, body: stream.framing === 'seq' ? `\x1e${text}\n\x1e${text}\n` : `${text}\n${text}\n` };
+    }
     const value = withoutReadOnly(doc, media.schema, schemas.sample(media.schema, mediaExamples(doc, media)));
     if (value === undefined && media.schema !== undefined) return `no value of the ${type} body's schema was found: give it an example`;
     if (isJsonMediaType(type) || type === 'application/*' || type === '*/*')
