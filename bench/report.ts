@@ -4,7 +4,8 @@ import { LISTENING_SOCKETS } from '../src/service/config/settings.js';
 import { tableLines } from '../src/shared/text-table.js';
 import { SMALL, type Step } from './lineup.js';
 import { largeContractRows, type LargeContractFigures } from './large-start.js';
-import { checkLargeTargets, checkTargets, CONNECTIONS, type TargetCheck } from './targets.js';
+import { streamRows, type StreamFigures } from './streams.js';
+import { checkLargeTargets, checkStreamTargets, checkTargets, CONNECTIONS, type TargetCheck } from './targets.js';
 import type { LoadResult } from './wrk.js';
 
 /** The median of some numbers (the mean of the middle two for an even count). */
@@ -37,13 +38,18 @@ export interface RunFigures {
   rssAfterLoadMiB: number;
   seedSeconds: number;
   large: LargeContractFigures;
+  streams: StreamFigures;
 }
 
 const number = (value: number, digits: number) =>
   Number.isFinite(value) ? value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '-';
 /** A figure in its unit: ratios with two decimals, milliseconds with one, MiB with none. */
 const withUnit = (value: number, unit: TargetCheck['unit']) =>
-  unit === '×' ? `${number(value, 2)}×` : `${number(value, unit === 'ms' ? 1 : 0)} ${unit}`;
+  unit === '×'
+    ? `${number(value, 2)}×`
+    : unit === '/s'
+      ? `${number(value, 0)}/s`
+      : `${number(value, unit === 'ms' || unit === 'KiB' ? 1 : 0)} ${unit}`;
 
 /**
  * What the latency columns are. wrk's own correction for coordinated omission, and Node's
@@ -84,6 +90,7 @@ function reportOf(settings: BenchSettings, figures: RunFigures) {
       rssAfterLoadMiB: figures.rssAfterLoadMiB,
     }),
     ...checkLargeTargets(figures.large),
+    ...checkStreamTargets(figures.streams),
   ];
   return {
     date: new Date().toISOString(),
@@ -96,6 +103,7 @@ function reportOf(settings: BenchSettings, figures: RunFigures) {
     releaseStartToFirst200Ms: { median: startMs, starts: figures.startTimes },
     rssAfterLoadMiB: figures.rssAfterLoadMiB,
     largeContract: figures.large,
+    streams: figures.streams,
     targets,
   };
 }
@@ -107,7 +115,7 @@ export function targetRows(targets: readonly TargetCheck[]): string[][] {
     ...targets.map((t) => [
       t.name,
       withUnit(t.value, t.unit),
-      `${t.op} ${t.unit === '×' ? withUnit(t.limit, t.unit) : `${t.limit} ${t.unit}`}`,
+      `${t.op} ${t.unit === '×' || t.unit === '/s' ? withUnit(t.limit, t.unit) : `${t.limit} ${t.unit}`}`,
       t.met ? 'met' : 'not met',
     ]),
   ];
@@ -129,6 +137,7 @@ function rendered(report: ReturnType<typeof reportOf>, output: string): { text: 
   ];
   const targets = targetRows(report.targets);
   const large = largeContractRows(report.largeContract);
+  const streams = streamRows(report.streams);
   const [measuredAlign, targetsAlign] = [
     ['left', 'left', 'right', 'right', 'right', 'right'],
     ['left', 'right', 'left', 'left'],
@@ -147,8 +156,7 @@ function rendered(report: ReturnType<typeof reportOf>, output: string): { text: 
     machine,
     `Seeding took ${report.seedSeconds.toFixed(1)} s. Results: ${output} and .md.`,
     '',
-    ...tableLines(large, { align: ['left', 'right'], headerRule: true }),
-    '',
+    ...[large, streams].flatMap((rows) => [...tableLines(rows, { align: ['left', 'right'], headerRule: true }), '']),
     'targets',
     ...tableLines(targets, { indent: '  ', align: targetsAlign }),
   ];
@@ -159,10 +167,12 @@ function rendered(report: ReturnType<typeof reportOf>, output: string): { text: 
     '',
     ...markdownTable(measured, measuredAlign),
     '',
-    '## A large contract',
-    '',
-    ...markdownTable(large, ['left', 'right']),
-    '',
+    ...(
+      [
+        ['A large contract', large],
+        ['Streams', streams],
+      ] as const
+    ).flatMap(([title, rows]) => [`## ${title}`, '', ...markdownTable(rows, ['left', 'right']), '']),
     '## Targets',
     '',
     ...markdownTable(targets, targetsAlign),

@@ -15,7 +15,8 @@ import { progress } from './progress.js';
 import { largeContractRows, LARGE_ASKED, measureLargeContract } from './large-start.js';
 import { benchReport, targetRows, type BenchSettings, type RunFigures } from './report.js';
 import { runRounds, startTimes } from './rounds.js';
-import { checkLargeTargets, CONNECTIONS, RELEASE_STARTS } from './targets.js';
+import { checkLargeTargets, checkStreamTargets, CONNECTIONS, RELEASE_STARTS } from './targets.js';
+import { measureStreams, OPEN_STREAMS, streamRows } from './streams.js';
 import { tableLines } from '../src/shared/text-table.js';
 import { hasWrk } from './wrk.js';
 
@@ -42,7 +43,9 @@ interleaved rounds (the order rotates each round) and the table shows medians:
   (node release/server.js, as the Dockerfile runs it) to its first 200;
   and contract-kit on a synthetic contract of 650 operations (bench/large-contract.ts): start to
   listening and to every validator compiled, the first request to each of ${LARGE_ASKED} operations
-  not asked before (p99), the same again, and its resident memory once ready.
+  not asked before (p99), the same again, and its resident memory once ready;
+  and contract-kit's streams (bench/streams.ts): ${OPEN_STREAMS} server-sent event streams held open
+  (resident memory per open stream, events a second), and one JSON Lines stream (items a second).
 
 It ends with the targets (bench/targets.ts), each met or not. It runs on the Node.js that runs it
 (the table says which), seeds throw-away SQLite files (deleted at the end), takes about five
@@ -57,14 +60,17 @@ Options:
   --large N          Animals in the large store (default 1000000).
   --output FILE      Where to write the JSON (default docs/benchmark.json); the Markdown
                      goes beside it, FILE with .md for .json.
-  --only large-contract
-                     Measure the large contract alone (a minute or two, no wrk, no release),
-                     print its lines and targets, and write nothing.
+  --only LINE        Measure one line alone, large-contract (a minute or two) or streams
+                     (about 15 s), without wrk or the release; print its lines and targets,
+                     and write nothing.
   -h, --help         Show this help.
 `;
 
 /** The settings of this run, from its command line. */
-function readSettings(): BenchSettings & { only: 'large-contract' | undefined } {
+/** The lines --only measures alone. */
+const ONLY = ['large-contract', 'streams'] as const;
+
+function readSettings(): BenchSettings & { only: (typeof ONLY)[number] | undefined } {
   const { values } = parseCommandLine(HELP, {
     rounds: { type: 'string', default: '5' },
     duration: { type: 'string', default: '5' },
@@ -72,7 +78,8 @@ function readSettings(): BenchSettings & { only: 'large-contract' | undefined } 
     output: { type: 'string', default: 'docs/benchmark.json' },
     only: { type: 'string' },
   });
-  if (values.only !== undefined && values.only !== 'large-contract') failUsage(HELP, `--only takes large-contract, not "${values.only}"`);
+  if (values.only !== undefined && !(ONLY as readonly string[]).includes(values.only))
+    failUsage(HELP, `--only takes ${ONLY.join(' or ')}, not "${values.only}"`);
   if (values.only === undefined && !hasWrk()) failUsage(HELP, 'wrk is not installed: apt-get install wrk');
   const git = spawnSync('git', ['describe', '--always', '--dirty'], { cwd: PACKAGE_ROOT, encoding: 'utf8' });
   return {
@@ -81,7 +88,7 @@ function readSettings(): BenchSettings & { only: 'large-contract' | undefined } 
     large: wholeNumberOption(HELP, 'large', values.large, SMALL),
     output: resolve(PACKAGE_ROOT, values.output),
     commit: git.stdout?.trim() || 'unknown',
-    only: values.only,
+    only: values.only as (typeof ONLY)[number] | undefined,
   };
 }
 
@@ -96,26 +103,30 @@ async function measureAll(settings: BenchSettings, dir: string, servers: ServerP
   const starts = await startTimes(release(stores.small), RELEASE_STARTS);
   progress('');
   const large = await measureLargeContract();
-  return { plan, results, startTimes: starts, rssAfterLoadMiB, seedSeconds: stores.seedSeconds, large };
+  const streams = await measureStreams();
+  return { plan, results, startTimes: starts, rssAfterLoadMiB, seedSeconds: stores.seedSeconds, large, streams };
 }
 
-/** `--only large-contract`: that line and its targets, printed. */
-async function largeContractOnly(): Promise<void> {
-  const figures = await measureLargeContract();
+/** `--only LINE`: that line and its targets, printed. */
+async function oneLine(line: (typeof ONLY)[number]): Promise<void> {
+  const [rows, targets] =
+    line === 'large-contract'
+      ? await measureLargeContract().then((f) => [largeContractRows(f), checkLargeTargets(f)] as const)
+      : await measureStreams().then((f) => [streamRows(f), checkStreamTargets(f)] as const);
   const lines = [
-    `npm run bench -- --only large-contract on Node.js ${process.version}`,
+    `npm run bench -- --only ${line} on Node.js ${process.version}`,
     '',
-    ...tableLines(largeContractRows(figures), { align: ['left', 'right'], headerRule: true }),
+    ...tableLines(rows, { align: ['left', 'right'], headerRule: true }),
     '',
     'targets',
-    ...tableLines(targetRows(checkLargeTargets(figures)), { indent: '  ', align: ['left', 'right', 'left', 'left'] }),
+    ...tableLines(targetRows(targets), { indent: '  ', align: ['left', 'right', 'left', 'left'] }),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 async function main(): Promise<void> {
   const settings = readSettings();
-  if (settings.only === 'large-contract') return largeContractOnly();
+  if (settings.only !== undefined) return oneLine(settings.only);
   progress('building the release (npm run release)');
   execFileSync('npm', ['run', '-s', 'release'], { cwd: PACKAGE_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
   const dir = mkdtempSync(join(tmpdir(), 'animal-store-bench-'));

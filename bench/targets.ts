@@ -1,6 +1,7 @@
 /** The targets `npm run bench` checks, in one table, and how a run's figures meet them. */
 
 import type { LargeContractFigures } from './large-start.js';
+import { OPEN_STREAMS, type StreamFigures } from './streams.js';
 
 /** Concurrent connections of every measurement (the p99 target is set at this). */
 export const CONNECTIONS = 50;
@@ -20,7 +21,7 @@ export interface TargetFigures {
 
 interface Target {
   name: string;
-  unit: '×' | 'ms' | 'MiB';
+  unit: '×' | 'ms' | 'MiB' | 'KiB' | '/s';
   /** The figure must be at least (>=) or at most (<=) `limit`. */
   op: '>=' | '<=';
   limit: number;
@@ -85,6 +86,28 @@ const LARGE_TARGETS: (Omit<Target, 'figure'> & { figure: (f: LargeContractFigure
   },
 ];
 
+/**
+ * The targets of the stream lines (streams.ts): a thousand open event streams in bounded memory,
+ * each given its events in time, and a JSON Lines stream's items checked and sent quickly.
+ */
+const STREAM_TARGETS: (Omit<Target, 'figure'> & { figure: (f: StreamFigures) => number })[] = [
+  {
+    name: `resident memory per open event stream, ${OPEN_STREAMS.toLocaleString('en-US')} open`,
+    unit: 'KiB',
+    op: '<=',
+    limit: 64,
+    figure: (f) => f.kibPerOpenStream,
+  },
+  {
+    name: `events a second to ${OPEN_STREAMS.toLocaleString('en-US')} open streams, one each a second`,
+    unit: '/s',
+    op: '>=',
+    limit: 0.95 * OPEN_STREAMS,
+    figure: (f) => f.feedEventsPerSecond,
+  },
+  { name: 'JSON Lines items a second, one stream', unit: '/s', op: '>=', limit: 100_000, figure: (f) => f.exportItemsPerSecond },
+];
+
 /** One target and this run's figure for it. */
 export interface TargetCheck {
   name: string;
@@ -113,4 +136,9 @@ export function checkTargets(figures: TargetFigures): TargetCheck[] {
 /** The large-contract line's targets, with its figures. */
 export function checkLargeTargets(figures: LargeContractFigures): TargetCheck[] {
   return LARGE_TARGETS.map((target) => check(target.name, target.figure(figures), target));
+}
+
+/** The stream lines' targets, with their figures. */
+export function checkStreamTargets(figures: StreamFigures): TargetCheck[] {
+  return STREAM_TARGETS.map((target) => check(target.name, target.figure(figures), target));
 }
