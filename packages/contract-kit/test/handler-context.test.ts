@@ -3,8 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyHandler } from 'contract-kit';
 import { serve } from './serve.js';
 
-/** One context object for every request, as `contract-kit init`'s src/context.ts gives it. */
-const shared = { greeting: 'note' };
+/** One context object for every request, as `contract-kit init`'s src/context.ts gave it: a class's, whose getter reads a private field. */
+class Services {
+  readonly #greeting = 'note';
+  get greeting(): string {
+    return this.#greeting;
+  }
+}
+const shared = new Services();
 
 const handlers: Record<string, AnyHandler> = {
   getNote: async ({ path }, context) => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyHandler } from 'contract-kit';
 import { serve } from './serve.js';
 import { createApiClient, createStreams } from './types/notes/client.js';
-import { readItems, StreamRefused } from './types/notes/streams.js';
+import { readItems, stream, StreamRefused } from './types/notes/streams.js';
 
 /** A body that arrives in these chunks. */
 const body = (...chunks: string[]) =>
@@ -70,6 +70,19 @@ beforeAll(async () => {
   notes = await serve('notes-3.2.yaml', { handlers, warmUp: 'lazy' });
 });
 afterAll(() => notes.close());
+
+describe("generate's stream reader, on answers of its own making", () => {
+  const answer = (body: string, type: string) => () =>
+    Promise.resolve({ response: new Response(body, { headers: { 'Content-Type': type } }) });
+
+  it("parses an event's data where its itemSchema types it as JSON, and refuses an answer that is no stream", async () => {
+    const events = stream(answer('data: {"id":1}\n\n', 'text/event-stream'), 'sse', false, { jsonData: true });
+    expect(await read(events)).toEqual([{ data: { id: 1 } }]);
+    const json = await read(stream(answer('{"id":1}', 'application/json'), 'sse', true)).catch((error: unknown) => error);
+    expect(json).toBeInstanceOf(StreamRefused);
+    expect(String(json)).toMatch(/an answer of application\/json, not a stream of text\/event-stream/);
+  });
+});
 
 describe("generate's createStreams, against the kit", () => {
   it('gives each item typed, and resumes an event stream from its last event, losing none and repeating none', async () => {

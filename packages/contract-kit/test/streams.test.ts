@@ -351,3 +351,165 @@ describe('a streamed request (OpenAPI 3.2 itemSchema)', () => {
     expect(((await many.json()) as { detail: string }).detail).toMatch(/larger than 1048576 bytes/);
   });
 });
+
+describe('a streamed request that is mostly whitespace', () => {
+  it('passes over blank lines byte by byte, and refuses an item whose whitespace passes the item limit', async () => {
+    const post = (body: BodyInit) =>
+      notes.fetch('/api/notes/import', { method: 'POST', headers: { 'Content-Type': 'application/jsonl' }, body });
+    imported.length = 0;
+    const cpu = process.cpuUsage();
+    const blank = await post(`${' \n'.repeat(400 * 1024)}{"text":"last"}\n${' '.repeat(100 * 1024)}`);
+    const used = process.cpuUsage(cpu);
+    expect(blank.status).toBe(204);
+    expect(imported).toEqual(['last']);
+    // Measured, not bounded: each blank line an item of its own, 16 MiB of them took 7.5 s; 16 MiB of spaces, 18.6 s.
+    console.log(`800 KiB of blank lines read in ${((used.user + used.system) / 1000).toFixed(0)} ms of CPU (client and server)`);
+    const spaced = await post(`{"text":${' '.repeat(70 * 1024)}"x"}\n`);
+    expect(spaced.status).toBe(413);
+    expect(((await spaced.json()) as { detail: string }).detail).toBe("The request body's item 1 is larger than 65536 bytes.");
+  });
+});
+
+describe('a stream whose handler or client misbehaves', () => {
+  const event = { data: '{"id":1,"text":"one"}' };
+  const seen = { signal: undefined as AbortSignal | undefined, stuck: 0 };
+  let mode: 'late' | 'stuck' | 'throwing' = 'late';
+  const misbehaving: Record<string, AnyHandler> = {
+    followNotes: async (_input, { signal }) => {
+      seen.signal = signal;
+      if (mode === 'late') await sleep(150);
+      if (mode === 'throwing')
+        return {
+          status: 200,
+          body: {
+            [Symbol.iterator]: () => ({
+              next: () => ({ done: false, value: event }),
+              return: () => {
+                throw new Error('cursor close failed');
+              },
+            }),
+          },
+        };
+      return {
+        status: 200,
+        body: (async function* () {
+          yield event;
+          // Waits on what ignores its signal.
+          seen.stuck++;
+          await new Promise(() => undefined);
+        })(),
+      };
+    },
+  };
+  let served: Served;
+  beforeAll(async () => {
+    served = await serve('notes-3.2.yaml', { handlers: misbehaving, warmUp: 'lazy', keepAliveMs: 20 });
+  });
+  afterAll(() => served.close());
+
+  const readThenLeave = async () => {
+    const controller = new AbortController();
+    const answer = await served.fetch('/api/feed', { signal: controller.signal });
+    const reader = answer.body!.getReader();
+    await reader.read();
+    controller.abort();
+  };
+
+  it('asks nothing of a handler whose client went away before it answered, and aborts its signal', async () => {
+    mode = 'late';
+    const controller = new AbortController();
+    const asked = served.fetch('/api/feed', { signal: controller.signal }).catch(() => undefined);
+    await sleep(50);
+    controller.abort();
+    await asked;
+    await sleep(200);
+    expect(seen.signal?.aborted).toBe(true);
+    expect(served.kit.openStreams()).toBe(0);
+    expect(seen.stuck).toBe(0);
+  });
+
+  it('lets go of a stream whose iterator waits on what ignores its signal once the client goes away', async () => {
+    mode = 'stuck';
+    await readThenLeave();
+    await until(() => seen.stuck === 1);
+    await until(() => served.kit.openStreams() === 0);
+  });
+
+  it("tells onError what an iterator's return throws as it is stopped, and goes on serving", async () => {
+    mode = 'throwing';
+    served.errors.length = 0;
+    await readThenLeave();
+    await until(() => served.errors.length > 0);
+    expect(String(served.errors[0])).toMatch(/cursor close failed/);
+    expect((await served.fetch('/api/notes/7')).status).toBe(501);
+  });
+
+  it('ends a stream begun after endStreams as soon as its headers are sent: the server is stopping', async () => {
+    mode = 'stuck';
+    served.kit.endStreams();
+    const answer = await served.fetch('/api/feed');
+    expect(answer.status).toBe(200);
+    expect(await answer.text()).toBe('');
+  });
+});
+
+describe('a request body declared as a stream and as one value', () => {
+  it('is read as a stream in the one media type and whole in the other', async () => {
+    const got: unknown[] = [];
+    const served = await serve('notes-3.2.yaml', {
+      warmUp: 'lazy',
+      handlers: {
+        importNotes: async ({ body, contentType }) => {
+          if (contentType === 'application/jsonl') for await (const note of body as AsyncIterable<unknown>) got.push(note);
+          else got.push(body);
+          return { status: 204 };
+        },
+      },
+      edit: (contract) => {
+        const content = (contract.paths!['/notes/import'] as { post: { requestBody: { content: Record<string, unknown> } } }).post
+          .requestBody.content;
+        content['application/json'] = { schema: { type: 'array', items: { $ref: '#/components/schemas/NewNote' } } };
+      },
+    });
+    try {
+      const post = (type: string, body: string) =>
+        served.fetch('/api/notes/import', { method: 'POST', headers: { 'Content-Type': type }, body });
+      expect((await post('application/jsonl', '{"text":"a"}\n{"text":"b"}\n')).status).toBe(204);
+      expect((await post('application/json', '[{"text":"c"}]')).status).toBe(204);
+      expect((await post('application/json', '[{"text":""}]')).status).toBe(400);
+      expect(got).toEqual([{ text: 'a' }, { text: 'b' }, [{ text: 'c' }]]);
+    } finally {
+      await served.close();
+    }
+  });
+});
+
+describe('conform on events whose data the contract types as JSON, not as a string', () => {
+  /** The fixture with the feed's event data typed as a Note, as some contracts write it. */
+  const dataAsNote = (contract: Awaited<ReturnType<typeof loadContract>>) => {
+    const feed = contract.paths!['/feed'] as {
+      get: { responses: Record<string, { content: Record<string, { itemSchema: { properties: Record<string, unknown> } }> }> };
+    };
+    feed.get.responses['200']!.content['text/event-stream']!.itemSchema.properties.data = { $ref: '#/components/schemas/Note' };
+  };
+
+  it('parses their data before it checks them, as the kit sent it', async () => {
+    const doc = await loadContract(fileURLToPath(new URL('./fixtures/notes-3.2.yaml', import.meta.url)));
+    dataAsNote(doc);
+    const served = await serve('notes-3.2.yaml', {
+      warmUp: 'lazy',
+      handlers: { followNotes: () => ({ status: 200, body: [{ event: 'added', id: '1', data: { id: 1, text: 'one' } }] }) },
+      edit: dataAsNote,
+    });
+    try {
+      const target = { baseUrl: `${served.origin}/api`, credential: () => undefined };
+      const outcomes = await runConformance(conformanceCases(doc), target, new ContractChecker(doc), (c) =>
+        c.name.startsWith('followNotes: a valid request'),
+      );
+      expect([...outcomes.values()]).toEqual([{ passed: true }]);
+      expect(served.errors).toEqual([]);
+    } finally {
+      await served.close();
+    }
+  });
+});

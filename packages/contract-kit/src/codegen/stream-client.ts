@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { OpenApiDocument } from '../contract/document.js';
 import type { Operation } from '../contract/operations.js';
+import { sseDataIsJson } from '../contract/openapi-3.2.js';
 import { streamedAnswers } from '../server/stream-media.js';
 
 /** The stream reader generate copies into a project beside client.ts (the package's client/streams.ts). */
@@ -14,6 +15,8 @@ interface StreamedOperation {
   framing: string;
   /** An SSE stream of an operation that takes Last-Event-ID: the client resumes it after it ends or fails. */
   resumable: boolean;
+  /** An SSE stream whose events' data is JSON (sseDataIsJson): the client parses it. */
+  jsonData: boolean;
 }
 
 function streamedOperations(doc: OpenApiDocument, operations: readonly Operation[]): StreamedOperation[] {
@@ -24,7 +27,8 @@ function streamedOperations(doc: OpenApiDocument, operations: readonly Operation
     const [key, framing] = found;
     const [status = '', type = ''] = [key.slice(0, key.indexOf(' ')), key.slice(key.indexOf(' ') + 1)];
     const resumable = framing === 'sse' && op.parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === 'last-event-id');
-    return [{ op, status, type, framing, resumable }];
+    const jsonData = framing === 'sse' && sseDataIsJson(doc, op.responses[status]?.content[type]?.itemSchema);
+    return [{ op, status, type, framing, resumable, jsonData }];
   });
 }
 
@@ -36,11 +40,11 @@ function streamedOperations(doc: OpenApiDocument, operations: readonly Operation
 export function streamClient(doc: OpenApiDocument, operations: readonly Operation[]): { reader: string; client: string } | null {
   const streamed = streamedOperations(doc, operations);
   if (streamed.length === 0) return null;
-  const entries = streamed.map(({ op, status, type, framing, resumable }) => {
+  const entries = streamed.map(({ op, status, type, framing, resumable, jsonData }) => {
     const path = JSON.stringify(op.path);
     const method = JSON.stringify(op.method);
     const required = op.parameters.some((p) => p.required) || op.requestBody?.required === true;
-    const item = `paths[${path}][${method}]['responses'][${status}]['content'][${JSON.stringify(type)}]`;
+    const item = `paths[${path}][${method}]['responses'][${JSON.stringify(status)}]['content'][${JSON.stringify(type)}]`;
     // Where the stream resumes goes in as the Last-Event-ID parameter, over the one the call gave.
     const request = resumable
       ? `{ ...init, params: { ...init?.params, header: { ...init?.params?.header, ...headers } }, signal, parseAs: 'stream' }`
@@ -52,7 +56,7 @@ export function streamClient(doc: OpenApiDocument, operations: readonly Operatio
       `        (${resumable ? 'headers' : '_headers'}, signal) => client.${op.method.toUpperCase()}(${path}, ${request} as never),\n` +
       `        '${framing}',\n` +
       `        ${String(resumable)},\n` +
-      `        options,\n` +
+      `        ${jsonData ? '{ ...options, jsonData: true }' : 'options'},\n` +
       `      ),\n`
     );
   });

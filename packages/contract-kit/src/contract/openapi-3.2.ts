@@ -51,6 +51,22 @@ export type Framing = (typeof FRAMINGS)[keyof typeof FRAMINGS];
 export const framingOf = (type: string): Framing | undefined => FRAMINGS[type.split(';')[0]!.trim().toLowerCase() as keyof typeof FRAMINGS];
 
 /**
+ * Whether the events of a `text/event-stream` whose items `itemSchema` describes carry JSON in
+ * `data` that clients are to parse: its schema types it as no string (an object, an array, a
+ * number), as some contracts write it. The server sends such a value as JSON; a string `data`,
+ * even with `contentMediaType: application/json`, is the string.
+ */
+export function sseDataIsJson(doc: OpenApiDocument, itemSchema: unknown): boolean {
+  const data = resolveRef<{ properties?: { data?: unknown } } | undefined>(doc, itemSchema)?.properties?.data;
+  const schema = resolveRef<Record<string, unknown> | undefined>(doc, data);
+  if (!schema) return false;
+  const { type } = schema;
+  if (typeof type === 'string') return type !== 'string';
+  if (Array.isArray(type)) return !type.includes('string');
+  return schema.properties !== undefined || schema.items !== undefined;
+}
+
+/**
  * A copy of a 3.2 contract whose every streamed media type (one with `itemSchema` and no
  * `schema`) has its item's schema as its `schema`: what a tool that knows 3.1 alone types, as
  * the type of one item (the type generator writes `unknown` for a stream).

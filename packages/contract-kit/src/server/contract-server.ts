@@ -186,6 +186,7 @@ export function contractServer<Context extends object = object>(options: Contrac
     ready,
     progress: () => validators.progress(),
     endStreams: () => streams.endAll(),
+    openStreams: () => streams.count,
     stepsOf: (operation) => {
       const listed = listings.get(operation);
       if (!listed) throw new Error(`${label} has no operation ${operation}`);

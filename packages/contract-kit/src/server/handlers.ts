@@ -90,7 +90,10 @@ export class HandlerContext implements KitContext {
   controller(): AbortController {
     if (!this.aborts) {
       const made = (this.aborts = new AbortController());
-      this.response.once('close', () => !this.response.writableFinished && made.abort());
+      const { response } = this;
+      // A client that went away before the signal was first asked for has it aborted at once.
+      if ((response.closed || response.destroyed) && !response.writableFinished) made.abort();
+      else response.once('close', () => !response.writableFinished && made.abort());
     }
     return this.aborts;
   }
@@ -114,7 +117,6 @@ export function contextOf(warn: (message: string) => void) {
   const given = new WeakSet<object>();
   let warned = false;
   return (own: object, kit: HandlerContext): KitContext => {
-    let context = own;
     if (given.has(own)) {
       if (!warned) {
         warned = true;
@@ -122,13 +124,33 @@ export function contextOf(warn: (message: string) => void) {
           "the context function gives each request the same object, to which the kit added the first request's caller and request: return a new one each time (() => ({ ...shared }))",
         );
       }
-      context = Object.create(own) as object;
-    } else given.add(own);
+      return sharedContext(own, kit);
+    }
+    given.add(own);
     const { operation, caller, callers, scopes, request, response } = kit;
-    Object.assign(context, { operation, caller, callers, scopes, request, response, [KIT]: kit });
+    Object.assign(own, { operation, caller, callers, scopes, request, response, [KIT]: kit });
     // One getter for every context: a getter of its own would give each context a shape of its own in V8 (a third of the throughput).
-    return Object.defineProperty(context, 'signal', { get: signalOfContext, enumerable: true }) as KitContext;
+    return Object.defineProperty(own, 'signal', { get: signalOfContext, enumerable: true }) as KitContext;
   };
+}
+
+/** The kit's fields of a context, which a context given before holds for an earlier request. */
+const KIT_FIELDS = new Set<PropertyKey>(['operation', 'caller', 'callers', 'scopes', 'request', 'response', 'signal']);
+
+/**
+ * A context over an object the application gave before (see contextOf), left as it is: the kit's
+ * fields come from this request, the rest from the object, its getters and methods run on the
+ * object itself (so a class's private fields work).
+ */
+function sharedContext(own: object, kit: HandlerContext): KitContext {
+  return new Proxy(own, {
+    get(target, key) {
+      if (KIT_FIELDS.has(key)) return (kit as unknown as Record<PropertyKey, unknown>)[key];
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+    has: (target, key) => KIT_FIELDS.has(key) || key in target,
+  }) as KitContext;
 }
 
 /** A scalar parameter's text as its type says. */

@@ -135,6 +135,8 @@ export interface ContractServer {
    * serve's onStopping, or a stop waits for streams that never end. Returns how many it ended.
    */
   endStreams: () => number;
+  /** How many streamed answers are being sent now: a gauge for the application's metrics. */
+  openStreams: () => number;
   /**
    * The steps of an operation (by its name, see operationNames) in the order they run, the kit's
    * and the application's.

@@ -19,6 +19,9 @@ export interface StreamedBodyLimits extends JsonLimits {
   totalBytes: number;
 }
 
+/** Whether a byte is JSON's whitespace. */
+const isBlank = (byte: number) => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+
 /** `body.text` of an item's refusal, as the field of its item: `body[2].text` (positions from 0, as in a JSON array). */
 const fieldOfItem = (field: string, index: number) =>
   field === 'body' || field.startsWith('body.') || field.startsWith('body[') ? `body[${index}]${field.slice(4)}` : field;
@@ -38,15 +41,17 @@ export async function* requestItems(
 ): AsyncGenerator<unknown> {
   const separator = framing === 'seq' ? 0x1e : 0x0a;
   let index = 0;
+  const tooLarge = () =>
+    new HttpProblem<KitProblemCode>(
+      413,
+      'payload_too_large',
+      `The request body's item ${index + 1} is larger than ${limits.itemBytes} bytes.`,
+    );
+  /** The item of `bytes` (blank: none), checked; its size is checked before anything else, whitespace included. */
   const item = (bytes: Buffer): { value: unknown } | undefined => {
-    if (bytes.every((byte) => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09)) return undefined;
+    if (bytes.length > limits.itemBytes) throw tooLarge();
+    if (bytes.every(isBlank)) return undefined;
     const at = index++;
-    if (bytes.length > limits.itemBytes)
-      throw new HttpProblem<KitProblemCode>(
-        413,
-        'payload_too_large',
-        `The request body's item ${at + 1} is larger than ${limits.itemBytes} bytes.`,
-      );
     const parsed = parseStrictJson(bytes, limits);
     if ('refusal' in parsed)
       throw invalidRequest(
@@ -76,8 +81,14 @@ export async function* requestItems(
       total += chunk.length;
       if (total > limits.totalBytes) throw new BodyReadError({ kind: 'too_large' });
       let start = 0;
-      for (let end = chunk.indexOf(separator); end >= 0; end = chunk.indexOf(separator, start)) {
-        const found = item(Buffer.concat([...pending, chunk.subarray(start, end)]));
+      for (;;) {
+        // Whitespace between items, blank lines included, is passed over byte by byte, never made an item.
+        if (pending.length === 0) while (start < chunk.length && isBlank(chunk[start]!)) start++;
+        const end = chunk.indexOf(separator, start);
+        if (end < 0) break;
+        const piece = chunk.subarray(start, end);
+        // Concatenated only where an item spans chunks: a blank line costs a look at its bytes.
+        const found = item(pending.length === 0 ? piece : Buffer.concat([...pending, piece]));
         pending = [];
         pendingBytes = 0;
         start = end + 1;
@@ -86,8 +97,8 @@ export async function* requestItems(
       if (start < chunk.length) {
         pending.push(chunk.subarray(start));
         pendingBytes += chunk.length - start;
-        // An item is refused once it passes its limit, not once it ends.
-        if (pendingBytes > limits.itemBytes) item(Buffer.concat(pending));
+        // An item is refused once it passes its limit, not once it ends; blank or not.
+        if (pendingBytes > limits.itemBytes) throw tooLarge();
       }
     }
   } catch (error) {

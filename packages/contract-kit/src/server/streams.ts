@@ -111,6 +111,7 @@ export interface StreamOptions {
 /** The streams a contract server is sending, which its stop ends. */
 export class OpenStreams {
   private readonly open = new Set<() => void>();
+  private closing = false;
 
   constructor(readonly options: StreamOptions) {}
 
@@ -118,8 +119,12 @@ export class OpenStreams {
     return this.open.size;
   }
 
-  /** Ends every open stream as if its handler had: the handler's signal aborts and its iterator returns. */
+  /**
+   * Ends every open stream as if its handler had: the handler's signal aborts and its iterator
+   * returns. A stream begun after it ends as soon as its headers are sent: the server is stopping.
+   */
   endAll(): number {
+    this.closing = true;
     const ending = [...this.open];
     for (const end of ending) end();
     return ending.length;
@@ -148,37 +153,49 @@ export class OpenStreams {
     if (typeof iterate !== 'function')
       throw new TypeError(`${op.name} answered a stream with a body that is no iterable of items (an async generator, an array)`);
     const iterator = iterate.call(iterable);
-    if (framing === 'sse' && !res.hasHeader('Cache-Control')) res.setHeader('Cache-Control', 'no-cache');
-    res.flushHeaders();
-    // A HEAD request gets the headers alone.
-    if (req.method === 'HEAD') {
-      await iterator.return?.();
-      return void res.end();
-    }
     let stopped = false;
-    let resume: (() => void) | undefined;
-    const stop = () => {
+    let onStop: (() => void) | undefined;
+    const whenStopped = new Promise<IteratorResult<unknown>>((resolve) => (onStop = () => resolve({ done: true, value: undefined })));
+    /** Stops the iterator: its signal aborts, and `return` is called (what it throws, at once or later, goes to onError). */
+    const stop = (abort = true) => {
       if (stopped) return;
       stopped = true;
-      controller.abort();
-      resume?.();
-      void Promise.resolve(iterator.return?.()).catch(() => undefined);
+      clearInterval(keepAlive);
+      if (abort) controller.abort();
+      onStop?.();
+      const failed = (error: unknown) => this.report(req, `${op.name}'s stream failed as it was stopped`, error);
+      try {
+        void Promise.resolve(iterator.return?.()).catch(failed);
+      } catch (error) {
+        failed(error);
+      }
     };
     const gone = () => {
       if (!res.writableFinished) stop();
     };
-    res.on('close', gone);
     const end = () => {
       stop();
       if (!res.writableEnded) res.end();
     };
+    let keepAlive: NodeJS.Timeout | undefined;
+    // A client gone before the handler answered, a HEAD request, a server that is stopping: no item is asked for.
+    if (res.destroyed || res.closed || req.method === 'HEAD' || this.closing) {
+      stop(res.destroyed || res.closed);
+      if (!res.writableEnded && !res.destroyed) res.end();
+      return;
+    }
+    if (framing === 'sse' && !res.hasHeader('Cache-Control')) res.setHeader('Cache-Control', 'no-cache');
+    res.flushHeaders();
+    res.on('close', gone);
     this.open.add(end);
-    const keepAlive =
-      framing === 'sse' && this.options.keepAliveMs > 0 ? setInterval(() => res.write(':\n\n'), this.options.keepAliveMs) : undefined;
+    if (framing === 'sse' && this.options.keepAliveMs > 0) keepAlive = setInterval(() => res.write(':\n\n'), this.options.keepAliveMs);
     let position = 0;
     try {
       for (;;) {
-        const next = await iterator.next();
+        // Raced with the stop: a generator waiting on something that ignores its signal is left waiting, not waited for.
+        const asked = Promise.resolve(iterator.next());
+        asked.catch(() => undefined);
+        const next = await Promise.race([asked, whenStopped]);
         if (stopped || next.done === true) break;
         position++;
         const wrong = wrongItem(this.options.doc, next.value, media, framing, this.options.schemas());
@@ -187,10 +204,10 @@ export class OpenStreams {
           this.cut(req, res, stop, `${op.name} answered a stream whose item ${position} ${framed.wrong}`);
           return;
         }
-        if (!res.write(framed.text) && !stopped) await new Promise<void>((drained) => res.once('drain', (resume = drained)));
-        resume = undefined;
+        if (!res.write(framed.text)) await Promise.race([new Promise((drained) => res.once('drain', drained)), whenStopped]);
       }
-      if (!stopped) stop();
+      // Ended by the handler: its iterator is done, and its signal does not abort.
+      if (!stopped) stop(false);
       if (!res.writableEnded && !res.destroyed) res.end();
     } catch (error) {
       // What the iterator throws once the client has gone (an AbortError of its signal) is no failure.
@@ -202,6 +219,12 @@ export class OpenStreams {
     }
   }
 
+  /** Tells onError of a failure of a stream, as a 500 problem. */
+  private report(req: Request, message: string, cause?: unknown): void {
+    const problem = new HttpProblem<KitProblemCode>(500, 'internal_error', message, [], {}, { cause });
+    this.options.onError?.(cause ?? new Error(message), problem, req);
+  }
+
   /** Ends a stream that may not go on: its iterator stopped, its connection cut, the reason told to onError. */
   private cut(req: Request, res: Response, stop: () => void, message: string, cause?: unknown): void {
     stop();
@@ -210,9 +233,9 @@ export class OpenStreams {
     const { socket } = res;
     if (socket) {
       socket.end();
-      setTimeout(() => socket.destroy(), CUT_GRACE_MS).unref();
+      const destroy = setTimeout(() => socket.destroy(), CUT_GRACE_MS).unref();
+      socket.once('close', () => clearTimeout(destroy));
     } else res.destroy();
-    const problem = new HttpProblem<KitProblemCode>(500, 'internal_error', `${message}: the stream was cut off.`, [], {}, { cause });
-    this.options.onError?.(cause ?? new Error(problem.message), problem, req);
+    this.report(req, `${message}: the stream was cut off.`, cause);
   }
 }

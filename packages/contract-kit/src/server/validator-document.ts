@@ -149,17 +149,20 @@ function validatorOperation(doc: OpenApiDocument, op: Operation, item: Record<st
       ...((operation.parameters as unknown[] | undefined) ?? []),
       ...implied.map(({ name, in: at, schema }) => ({ name, in: at, required: true, schema })),
     ];
-  // A streamed body is checked item by item as the handler reads it (streamed-requests.ts), never whole.
+  // A streamed body is checked item by item as the handler reads it (streamed-requests.ts), never whole: the
+  // validator takes any body of its media type (it sees none), and none at all where every media type streams.
   const streamed = streamedRequests(doc, op);
-  const content = Object.entries(op.requestBody?.content ?? {}).filter(([mediaType]) => !streamed.has(mediaType));
-  if (op.requestBody && content.length > 0) {
+  const content = Object.entries(op.requestBody?.content ?? {});
+  if (op.requestBody && content.some(([mediaType]) => !streamed.has(mediaType))) {
     operation.requestBody = {
       required: op.requestBody.required,
       content: Object.fromEntries(
         content.map(([mediaType, media]) => [
           // The validator matches `type/*` ranges only; the body step matched the suffix of `application/*+json`.
           mediaType.replace(/^([^/]+)\/\*\+[^;]*/, '$1/*'),
-          { ...media, schema: validatedSchema(kindOf(essenceOf(mediaType) ?? mediaType), writable(doc, media.schema)) },
+          streamed.has(mediaType)
+            ? { schema: {} }
+            : { ...media, schema: validatedSchema(kindOf(essenceOf(mediaType) ?? mediaType), writable(doc, media.schema)) },
         ]),
       ),
     };

@@ -1,5 +1,5 @@
 import { isOpenApi32, resolveRef, type OpenApiDocument } from '../contract/document.js';
-import { framingOf } from '../contract/openapi-3.2.js';
+import { framingOf, sseDataIsJson } from '../contract/openapi-3.2.js';
 import { listOperations, type Operation } from '../contract/operations.js';
 import { ContractSchemas } from './schemas.js';
 import { streamItems } from './stream-items.js';
@@ -193,9 +193,18 @@ export class ContractChecker {
       typeof dataSchema?.contentMediaType === 'string' && isJsonMediaType(dataSchema.contentMediaType)
         ? dataSchema.contentSchema
         : undefined;
+    const jsonData = framing === 'sse' && sseDataIsJson(this.doc, media.itemSchema);
     const violations = items.flatMap((read, i) => {
       if ('wrong' in read) return [`item ${i + 1} ${read.wrong}`];
-      const found = this.validate(media.itemSchema, read.item).map((e) => `item ${i + 1} ${e}`);
+      let item = read.item;
+      if (jsonData) {
+        try {
+          item = { ...(item as object), data: JSON.parse((item as { data?: string }).data ?? '') as unknown };
+        } catch {
+          return [`item ${i + 1}'s data is no JSON, which its schema says it is`];
+        }
+      }
+      const found = this.validate(media.itemSchema, item).map((e) => `item ${i + 1} ${e}`);
       const text = (read.item as { data?: unknown }).data;
       if (found.length > 0 || json === undefined || typeof text !== 'string') return found;
       try {

@@ -85,6 +85,8 @@ export function readItems(body: ReadableStream<Uint8Array>, framing: Framing): A
 
 /** How a stream is read. */
 export interface StreamOptions {
+  /** An SSE stream whose events' `data` is JSON to parse (its itemSchema types it as no string): client.ts says. */
+  jsonData?: boolean;
   /** Stops the stream: the request is aborted and the iteration ends. */
   signal?: AbortSignal;
   /** Where an SSE stream resumes: sent as Last-Event-ID on the first request. */
@@ -96,30 +98,62 @@ export type SendStream = (headers: Record<string, string>, signal: AbortSignal) 
 
 /** How long a client waits before it reconnects to an event stream, unless the server says (`retry`). */
 const RECONNECT_MS = 1_000;
+/** The least a client waits before it reconnects, whatever the server says; doubled after each attempt that brought no item, up to 64 times. */
+const LEAST_WAIT_MS = 100;
+
+/** The media types of each framing, as an answer's Content-Type names them. */
+const MEDIA_TYPES: Record<Framing, readonly string[]> = {
+  sse: ['text/event-stream'],
+  lines: ['application/jsonl', 'application/x-ndjson'],
+  seq: ['application/json-seq'],
+};
+
+/** Waits `ms`, or less if `signal` aborts first. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
 
 /**
  * The items of a streamed answer. With `reconnect` (an SSE operation that takes Last-Event-ID),
  * a stream that ends or fails is asked for again, from the last event's id, after the server's
- * `retry` (1 s by default), until the signal aborts or the loop stops; a refusal (not 2xx) ends
- * it with StreamRefused. Leaving the loop aborts the request.
+ * `retry` (1 s by default; at least 100 ms, doubled after each attempt that brought no item),
+ * until the signal aborts or the loop stops. A refusal (not 2xx), or an answer that is no stream
+ * of its media type, ends it with StreamRefused. Leaving the loop aborts the request.
  */
 export async function* stream<T>(send: SendStream, framing: Framing, reconnect: boolean, options: StreamOptions = {}): AsyncGenerator<T> {
   const stopped = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, stopped.signal]) : stopped.signal;
   let lastEventId = options.lastEventId;
   let wait = RECONNECT_MS;
+  let fruitless = 0;
   try {
     for (;;) {
+      let items = 0;
       try {
         const { response, error } = await send(lastEventId === undefined ? {} : { 'Last-Event-ID': lastEventId }, signal);
         // openapi-fetch has read a refusal's body: its `error`, parsed where it was JSON.
         if (!response.ok || !response.body)
           throw new StreamRefused(response.status, typeof error === 'string' ? error : (JSON.stringify(error) ?? ''));
+        const type = response.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() ?? '';
+        if (!MEDIA_TYPES[framing].includes(type))
+          throw new StreamRefused(
+            response.status,
+            `an answer of ${type || 'no media type'}, not a stream of ${MEDIA_TYPES[framing].join(' or ')}`,
+          );
         for await (const item of readItems(response.body, framing)) {
           const event = item as ServerSentEvent;
           if (framing === 'sse' && event.id !== undefined) lastEventId = event.id;
           if (framing === 'sse' && event.retry !== undefined) wait = event.retry;
-          yield item as T;
+          items++;
+          yield (options.jsonData && event.data !== undefined ? { ...event, data: JSON.parse(event.data) as unknown } : item) as T;
         }
       } catch (error) {
         // Stopped by its signal: the stream ends, as an EventSource's close() ends it.
@@ -127,10 +161,8 @@ export async function* stream<T>(send: SendStream, framing: Framing, reconnect: 
         if (!reconnect || error instanceof StreamRefused) throw error;
       }
       if (!reconnect) return;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, wait);
-        signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-      });
+      fruitless = items > 0 ? 0 : fruitless + 1;
+      await pause(Math.max(wait, LEAST_WAIT_MS) * 2 ** Math.min(fruitless, 6), signal);
       if (signal.aborted) return;
     }
   } finally {
