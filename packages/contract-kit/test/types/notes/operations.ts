@@ -6,19 +6,19 @@ import type { paths } from './openapi.js';
 /** Each operation of the contract, by the name its handler goes by. */
 export interface Operations {
   /** GET /notes */
-  listNotes: paths['/notes']['get'];
+  listNotes: paths["/notes"]["get"];
   /** POST /notes */
-  addNote: paths['/notes']['post'];
+  addNote: paths["/notes"]["post"];
   /** GET /notes/{noteId} */
-  getNote: paths['/notes/{noteId}']['get'];
+  getNote: paths["/notes/{noteId}"]["get"];
   /** GET /prefs */
-  getPrefs: paths['/prefs']['get'];
+  getPrefs: paths["/prefs"]["get"];
   /** GET /search */
-  searchNotes: paths['/search']['get'];
+  searchNotes: paths["/search"]["get"];
   /** GET /feed */
-  followNotes: paths['/feed']['get'] & StreamsMark;
+  followNotes: paths["/feed"]["get"] & StreamsMark;
   /** GET /notes/export */
-  exportNotes: paths['/notes/export']['get'] & StreamsMark;
+  exportNotes: paths["/notes/export"]["get"] & StreamsMark;
   /** POST /notes/import */
-  importNotes: paths['/notes/import']['post'] & StreamsMark;
+  importNotes: paths["/notes/import"]["post"] & StreamsMark;
 }

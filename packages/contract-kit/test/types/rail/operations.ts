@@ -5,13 +5,13 @@ import type { paths } from './openapi.js';
 /** Each operation of the contract, by the name its handler goes by. */
 export interface Operations {
   /** List stations: GET /stations */
-  getStations: paths['/stations']['get'];
+  getStations: paths["/stations"]["get"];
   /** One station: GET /stations/{station-id} */
-  getStationsByStationId: paths['/stations/{station-id}']['get'];
+  getStationsByStationId: paths["/stations/{station-id}"]["get"];
   /** GET /stations/{station-id}/map.png */
-  findStationMap: paths['/stations/{station-id}/map.png']['get'];
+  findStationMap: paths["/stations/{station-id}/map.png"]["get"];
   /** Book a seat: POST /bookings */
-  createBooking: paths['/bookings']['post'];
+  createBooking: paths["/bookings"]["post"];
   /** A booking, deprecated: GET /bookings/{id} */
-  deleteOperation: paths['/bookings/{id}']['get'];
+  deleteOperation: paths["/bookings/{id}"]["get"];
 }
