@@ -190,6 +190,8 @@ export class OpenStreams {
     this.open.add(end);
     if (framing === 'sse' && this.options.keepAliveMs > 0) keepAlive = setInterval(() => res.write(':\n\n'), this.options.keepAliveMs);
     let position = 0;
+    /** Until the items written so far have left the response's buffer: a cut waits for them. */
+    let written: Promise<void> | undefined;
     try {
       for (;;) {
         // Raced with the stop: a generator waiting on something that ignores its signal is left waiting, not waited for.
@@ -201,17 +203,20 @@ export class OpenStreams {
         const wrong = wrongItem(this.options.doc, next.value, media, framing, this.options.schemas());
         const framed = wrong === undefined ? frame(framing, next.value) : { wrong };
         if ('wrong' in framed) {
-          this.cut(req, res, stop, `${op.name} answered a stream whose item ${position} ${framed.wrong}`);
+          this.cut(req, res, stop, `${op.name} answered a stream whose item ${position} ${framed.wrong}`, undefined, written);
           return;
         }
-        if (!res.write(framed.text)) await Promise.race([new Promise((drained) => res.once('drain', drained)), whenStopped]);
+        let taken = true;
+        // Settled once Node has handed the item to the system: a cut after it waits for it.
+        written = new Promise<void>((done) => (taken = res.write(framed.text, () => done())));
+        if (!taken) await Promise.race([new Promise((drained) => res.once('drain', drained)), whenStopped]);
       }
       // Ended by the handler: its iterator is done, and its signal does not abort.
       if (!stopped) stop(false);
       if (!res.writableEnded && !res.destroyed) res.end();
     } catch (error) {
       // What the iterator throws once the client has gone (an AbortError of its signal) is no failure.
-      if (!stopped) this.cut(req, res, stop, `${op.name} failed in its stream after ${position} item(s)`, error);
+      if (!stopped) this.cut(req, res, stop, `${op.name} failed in its stream after ${position} item(s)`, error, written);
     } finally {
       clearInterval(keepAlive);
       this.open.delete(end);
@@ -226,15 +231,15 @@ export class OpenStreams {
   }
 
   /** Ends a stream that may not go on: its iterator stopped, its connection cut, the reason told to onError. */
-  private cut(req: Request, res: Response, stop: () => void, message: string, cause?: unknown): void {
+  private cut(req: Request, res: Response, stop: () => void, message: string, cause?: unknown, written?: Promise<void>): void {
     stop();
-    // The items written go out first, then the connection ends without the body's end: the client
-    // sees the stream fail. A client that reads nothing more is cut off a little later.
+    // The items written go out first (Node may still hold them: `written`), then the connection ends
+    // without the body's end: the client sees the stream fail. One that reads nothing more is cut off later.
     const { socket } = res;
     if (socket) {
-      socket.end();
       const destroy = setTimeout(() => socket.destroy(), CUT_GRACE_MS).unref();
       socket.once('close', () => clearTimeout(destroy));
+      void (written ?? Promise.resolve()).then(() => socket.end());
     } else res.destroy();
     this.report(req, `${message}: the stream was cut off.`, cause);
   }
