@@ -57,13 +57,31 @@ export const framingOf = (type: string): Framing | undefined => FRAMINGS[type.sp
  * even with `contentMediaType: application/json`, is the string.
  */
 export function sseDataIsJson(doc: OpenApiDocument, itemSchema: unknown): boolean {
-  const data = resolveRef<{ properties?: { data?: unknown } } | undefined>(doc, itemSchema)?.properties?.data;
-  const schema = resolveRef<Record<string, unknown> | undefined>(doc, data);
+  const schema = sseDataSchema(doc, itemSchema);
   if (!schema) return false;
   const { type } = schema;
   if (typeof type === 'string') return type !== 'string';
   if (Array.isArray(type)) return !type.includes('string');
   return schema.properties !== undefined || schema.items !== undefined;
+}
+
+/** The schema of the `data` of the events whose items `itemSchema` describes, resolved; undefined without one. */
+function sseDataSchema(doc: OpenApiDocument, itemSchema: unknown): Record<string, unknown> | undefined {
+  const data = resolveRef<{ properties?: { data?: unknown } } | undefined>(doc, itemSchema)?.properties?.data;
+  return resolveRef<Record<string, unknown> | undefined>(doc, data);
+}
+
+/**
+ * The schema of the JSON an event's string `data` holds, where its schema says so
+ * (`contentMediaType: application/json`, or any `+json`, with a `contentSchema`), which JSON
+ * Schema leaves to the application to check; undefined otherwise.
+ */
+export function sseJsonContentSchema(doc: OpenApiDocument, itemSchema: unknown): unknown {
+  const schema = sseDataSchema(doc, itemSchema);
+  const type = schema?.contentMediaType;
+  if (typeof type !== 'string') return undefined;
+  const subtype = type.split(';')[0]!.trim().toLowerCase().split('/')[1] ?? '';
+  return subtype === 'json' || subtype.endsWith('+json') ? schema?.contentSchema : undefined;
 }
 
 /**

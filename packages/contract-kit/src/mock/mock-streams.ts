@@ -1,4 +1,5 @@
-import { resolveRef, type OpenApiDocument } from '../contract/document.js';
+import type { OpenApiDocument } from '../contract/document.js';
+import { sseJsonContentSchema } from '../contract/openapi-3.2.js';
 import type { Operation } from '../contract/operations.js';
 import type { AnyHandler } from '../server/handlers.js';
 import { streamedAnswers } from '../server/stream-media.js';
@@ -19,8 +20,7 @@ function mockItems(doc: OpenApiDocument, media: Record<string, unknown>, sse: bo
     ...Object.values((media.examples ?? {}) as Record<string, { value?: unknown; dataValue?: unknown }>).map((e) => e.dataValue ?? e.value),
   ].filter((item) => item !== undefined && schemas.errors(media.itemSchema, item).length === 0);
   if (examples.length > 0) return examples.slice(0, MOCK_STREAM_ITEMS);
-  const data = sse ? resolveRef<{ properties?: { data?: unknown } } | undefined>(doc, media.itemSchema)?.properties?.data : undefined;
-  const content = resolveRef<{ contentSchema?: unknown } | undefined>(doc, data)?.contentSchema;
+  const content = sse ? sseJsonContentSchema(doc, media.itemSchema) : undefined;
   const items: unknown[] = [];
   for (let seed = 1; items.length < MOCK_STREAM_ITEMS && seed <= 10 * MOCK_STREAM_ITEMS; seed++) {
     const made = schemas.generate(media.itemSchema, seed) as Record<string, unknown>;

@@ -1,9 +1,8 @@
 import type { Request, Response } from 'express';
-import { resolveRef, type OpenApiDocument } from '../contract/document.js';
-import type { Framing } from '../contract/openapi-3.2.js';
+import type { OpenApiDocument } from '../contract/document.js';
+import { sseJsonContentSchema, type Framing } from '../contract/openapi-3.2.js';
 import type { MediaTypeObject, Operation } from '../contract/operations.js';
 import type { ContractSchemas } from '../testing/schemas.js';
-import { kindOf } from './media-types.js';
 import { HttpProblem, type KitProblemCode } from './problems.js';
 
 /**
@@ -62,19 +61,6 @@ function frame(framing: Framing, item: unknown): { text: string } | { wrong: str
   return { text: `${text}\n` };
 }
 
-/**
- * What a stream's item must also hold beyond its schema: an SSE event's `data` whose schema says
- * it is JSON text (`contentMediaType: application/json` with a `contentSchema`) is parsed and
- * checked against that schema, which JSON Schema leaves to the application.
- */
-function contentSchemaOf(doc: OpenApiDocument, itemSchema: unknown, framing: Framing): unknown {
-  if (framing !== 'sse') return undefined;
-  const data = resolveRef<{ properties?: { data?: unknown } } | undefined>(doc, itemSchema)?.properties?.data;
-  const resolved = resolveRef<{ contentMediaType?: unknown; contentSchema?: unknown } | undefined>(doc, data);
-  const type = resolved?.contentMediaType;
-  return typeof type === 'string' && kindOf(type.split(';')[0]!.trim().toLowerCase()) === 'json' ? resolved?.contentSchema : undefined;
-}
-
 /** Why an item may not be sent, or undefined when it may: its schema's refusals, then its framing's. */
 function wrongItem(
   doc: OpenApiDocument,
@@ -85,7 +71,8 @@ function wrongItem(
 ): string | undefined {
   const refused = schemas.errors(media.itemSchema, item);
   if (refused.length > 0) return `is not as itemSchema says: ${refused.slice(0, 3).join('; ')}`;
-  const content = contentSchemaOf(doc, media.itemSchema, framing);
+  // An SSE event's JSON data is parsed and checked against its contentSchema too.
+  const content = framing === 'sse' ? sseJsonContentSchema(doc, media.itemSchema) : undefined;
   if (content !== undefined && typeof (item as { data?: unknown }).data === 'string') {
     let parsed: unknown;
     try {

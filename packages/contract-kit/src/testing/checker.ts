@@ -1,5 +1,5 @@
 import { isOpenApi32, resolveRef, type OpenApiDocument } from '../contract/document.js';
-import { framingOf, sseDataIsJson } from '../contract/openapi-3.2.js';
+import { framingOf, sseDataIsJson, sseJsonContentSchema } from '../contract/openapi-3.2.js';
 import { listOperations, type Operation } from '../contract/operations.js';
 import { ContractSchemas } from './schemas.js';
 import { streamItems } from './stream-items.js';
@@ -184,15 +184,7 @@ export class ContractChecker {
     const framing = framingOf(contentType);
     if (framing === undefined) return [];
     const items = streamItems(framing, observed.text, observed.stream?.ended !== false);
-    const data =
-      framing === 'sse'
-        ? resolveRef<{ properties?: { data?: unknown } } | undefined>(this.doc, media.itemSchema)?.properties?.data
-        : undefined;
-    const dataSchema = resolveRef<{ contentMediaType?: unknown; contentSchema?: unknown } | undefined>(this.doc, data);
-    const json =
-      typeof dataSchema?.contentMediaType === 'string' && isJsonMediaType(dataSchema.contentMediaType)
-        ? dataSchema.contentSchema
-        : undefined;
+    const json = framing === 'sse' ? sseJsonContentSchema(this.doc, media.itemSchema) : undefined;
     const jsonData = framing === 'sse' && sseDataIsJson(this.doc, media.itemSchema);
     const violations = items.flatMap((read, i) => {
       if ('wrong' in read) return [`item ${i + 1} ${read.wrong}`];
