@@ -5,14 +5,8 @@
  */
 export { ContractError, resolveRef, type OpenApiDocument, type SecurityRequirement, type ServerObject } from './contract/document.js';
 export { loadContract, parseContract } from './contract/load-contract.js';
-export {
-  listOperations,
-  HTTP_METHODS,
-  type HttpMethod,
-  type MediaTypeObject,
-  type Operation,
-  type Parameter,
-} from './contract/operations.js';
+export { HTTP_METHODS, isAddedMethod, type HttpMethod } from './contract/methods.js';
+export { listOperations, type MediaTypeObject, type Operation, type Parameter } from './contract/operations.js';
 export { operationNames } from './contract/names.js';
 export { basePathsOf, serverPath, serverUrl } from './contract/servers.js';
 export { majorOf } from './contract/version.js';

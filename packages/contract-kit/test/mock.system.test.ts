@@ -113,8 +113,8 @@ describe('the mock of a contract whose $refs reach into another path`s answer', 
   }, 120_000);
 });
 
-describe('the mock of an OpenAPI 3.2 contract with streamed answers', () => {
-  it('streams items made from itemSchema, framed for their media type, and ends the stream', async () => {
+describe('the mock of an OpenAPI 3.2 contract', () => {
+  it('streams items made from itemSchema, framed for their media type, and ends the stream; answers QUERY, LINK and a querystring', async () => {
     const mock = await served('notes-3.2.yaml');
     try {
       const feed = await fetch(`${mock.origin}/api/feed`);
@@ -134,8 +134,16 @@ describe('the mock of an OpenAPI 3.2 contract with streamed answers', () => {
         .map((line) => JSON.parse(line) as unknown);
       expect(notes).toHaveLength(3);
       expect(notes[0]).toEqual(expect.objectContaining({ id: expect.any(Number) as number }));
-      // The operations the kit does not serve yet answer 501, as the server does.
-      expect((await fetch(`${mock.origin}/api/search`)).status).toBe(501);
+      // A QUERY and an additionalOperations method (LINK), and a querystring, checked as the server checks them.
+      const query = (body: string) =>
+        fetch(`${mock.origin}/api/notes`, { method: 'QUERY', headers: { 'Content-Type': 'application/json' }, body });
+      expect((await query('{}')).status).toBe(200);
+      expect((await query('[]')).status).toBe(400);
+      expect((await fetch(`${mock.origin}/api/notes/7`, { method: 'LINK' })).status).toBe(204);
+      const found = await fetch(`${mock.origin}/api/search?text=cats`);
+      expect(found.status).toBe(200);
+      expect(await found.json()).toEqual(expect.any(Array));
+      expect((await fetch(`${mock.origin}/api/search?limit=2`)).status).toBe(400);
     } finally {
       await mock.close();
     }

@@ -15,6 +15,10 @@ const handlers: Record<string, AnyHandler> = {
   addNote: ({ body }) => ({ status: 201, body: added ?? { id: 2, ...(body as object) } }),
   getPrefs: () => ({ status: 204 }),
   getNote: ({ path }) => ({ status: 200, body: path.noteId === 13 ? { id: 13 } : { id: path.noteId, text: 'one' } }),
+  // An answer the contract declares without a body, and with one when the query asks for it.
+  queryNotes: ({ body }) => ((body as { wrong?: boolean }).wrong ? { status: 200, body: { not: 'declared' } } : { status: 200 }),
+  linkNote: () => ({ status: 204 }),
+  searchNotes: ({ query }) => ({ status: 200, body: [{ id: 1, text: JSON.stringify(query) }] }),
 };
 
 beforeAll(async () => {
@@ -62,21 +66,86 @@ describe('an OpenAPI 3.2 contract', () => {
     }
   });
 
-  it('answers 501 for an operation with a parameter in: querystring, naming it at start', async () => {
-    const searched = await notes.fetch('/api/search?text=a');
-    expect(searched.status).toBe(501);
-    expect(((await searched.json()) as { detail: string }).detail).toMatch(/terms is in: querystring/);
+  it('reads a form-encoded querystring parameter as the query parameters its schema names, checked and typed', async () => {
+    const search = async (query: string) => {
+      const answer = await notes.fetch(`/api/search?${query}`);
+      return {
+        status: answer.status,
+        body: (await answer.json()) as { text?: string; errors?: { parameter?: string }[] }[] & { errors?: unknown },
+      };
+    };
+    expect(await search('text=cats&limit=2&tag=a&tag=b')).toEqual({
+      status: 200,
+      body: [{ id: 1, text: JSON.stringify({ text: 'cats', limit: 2, tag: ['a', 'b'] }) }],
+    });
+    expect((await search('text=cats')).body).toEqual([{ id: 1, text: '{"text":"cats"}' }]);
+    for (const [query, parameter] of <[string, string][]>[
+      ['limit=2', 'query.text'],
+      ['text=', 'query.text'],
+      ['text=cats&limit=0', 'query.limit'],
+      ['text=cats&other=1', 'query.other'],
+    ])
+      expect(await search(query), query).toMatchObject({ status: 400, body: { errors: [expect.objectContaining({ parameter })] } });
     const said = notes.warnings.join('\n');
-    expect(said).toMatch(/searchNotes \(GET \/search\): its parameter terms is in: querystring/);
+    expect(said).not.toMatch(/searchNotes/);
     // Its streams are served (streams.test.ts).
     expect(said).not.toMatch(/(followNotes|exportNotes|importNotes) \([^)]*\): its/);
   });
 
-  it('names at start the operations of QUERY and additionalOperations, and answers their methods 405', async () => {
-    expect(notes.warnings.join('\n')).toMatch(/2 operations of a method OpenAPI 3\.2 adds.*: QUERY \/notes; LINK \/notes\/\{noteId\}/);
-    const queried = await notes.fetch('/api/notes', { method: 'QUERY', headers: { 'Content-Type': 'application/json' }, body: '{}' });
-    expect(queried.status).toBe(405);
-    expect(queried.headers.get('allow')).toMatch(/GET/);
+  it('answers 501 for a querystring it does not read, or one beside query parameters, naming it', () => {
+    const defect = (parameters: string) =>
+      listOperations(
+        parseContract(
+          `openapi: 3.2.0\ninfo: { title: t, version: '1' }\npaths:\n  /a:\n    get:\n      operationId: a\n      parameters: ${parameters}\n` +
+            `      responses: { '204': { description: ok } }\n`,
+          't.yaml',
+        ),
+      )[0]!.defect;
+    const form = (schema: string) => `{ name: q, in: querystring, content: { application/x-www-form-urlencoded: { schema: ${schema} } } }`;
+    expect(defect(`[${form('{ type: object, properties: { a: { type: string } } }')}]`)).toBeNull();
+    expect(defect(`[{ name: q, in: querystring, content: { application/json: { schema: { type: object } } } }]`)).toMatch(
+      /q is in: querystring \(OpenAPI 3\.2\) of application\/json, which this version of contract-kit does not serve yet/,
+    );
+    expect(defect(`[${form('{ type: string }')}]`)).toMatch(/its schema is not an object of named properties/);
+    expect(defect(`[${form('{ type: object, properties: {} }')}, { name: b, in: query, schema: { type: string } }]`)).toMatch(
+      /q is in: querystring beside query parameters, which OpenAPI 3\.2 does not allow/,
+    );
+  });
+
+  it('routes QUERY and additionalOperations, checking their requests and answers, and lists them in Allow', async () => {
+    const query = (body: string) => notes.fetch('/api/notes', { method: 'QUERY', headers: { 'Content-Type': 'application/json' }, body });
+    expect((await query('{}')).status).toBe(200);
+    const refused = await query('[1]');
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { errors: { pointer: string }[] }).errors).toEqual([expect.objectContaining({ pointer: '' })]);
+    // An answer with a body the contract does not declare.
+    expect((await query('{"wrong":true}')).status).toBe(500);
+    expect((await notes.fetch('/api/notes/7', { method: 'LINK' })).status).toBe(204);
+    expect((await notes.fetch('/api/notes/seven', { method: 'LINK' })).status).toBe(400);
+    const other = await notes.fetch('/api/notes', { method: 'PUT' });
+    expect(other.status).toBe(405);
+    expect(other.headers.get('allow')).toBe('GET, HEAD, POST, QUERY');
+    expect((await notes.fetch('/api/notes/7', { method: 'DELETE' })).headers.get('allow')).toBe('GET, HEAD, LINK');
+    expect(notes.warnings.join('\n')).not.toMatch(/queryNotes|linkNote/);
+  });
+
+  it('refuses an additionalOperations method a server cannot be sent, or one a fixed field is for', () => {
+    const defects = (method: string) =>
+      listOperations(
+        parseContract(
+          `openapi: 3.2.0\ninfo: { title: t, version: '1' }\npaths:\n  /a:\n    additionalOperations:\n` +
+            `      ${method}: { operationId: a, responses: { '204': { description: ok } } }\n`,
+          't.yaml',
+        ),
+      ).map((op) => [op.method, op.pointer, op.defect]);
+    expect(defects('PURGE')).toEqual([['purge', '#/paths/~1a/additionalOperations/PURGE', null]]);
+    expect(defects('link')).toEqual([['link', expect.any(String), expect.stringMatching(/methods are case-sensitive: LINK/)]]);
+    expect(defects('FROB')).toEqual([
+      ['frob', expect.any(String), expect.stringMatching(/FROB is not one an HTTP server of Node\.js takes/)],
+    ]);
+    expect(defects('QUERY')).toEqual([
+      ['query', expect.any(String), expect.stringMatching(/may not hold one of the path item's own fields/)],
+    ]);
   });
 
   it('reads itemSchema as a stream in 3.2 alone: before, it is no field, and the operation is served', () => {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { OpenApiDocument } from '../contract/document.js';
+import { isAddedMethod } from '../contract/methods.js';
 import type { Operation } from '../contract/operations.js';
 import { sseDataIsJson } from '../contract/openapi-3.2.js';
 import { streamedAnswers } from '../server/stream-media.js';
@@ -19,8 +20,10 @@ interface StreamedOperation {
   jsonData: boolean;
 }
 
+/** The streamed operations the client calls: of a method openapi-fetch calls (not QUERY, nor an `additionalOperations` one). */
 function streamedOperations(doc: OpenApiDocument, operations: readonly Operation[]): StreamedOperation[] {
   return operations.flatMap((op) => {
+    if (isAddedMethod(op.method)) return [];
     const streams = streamedAnswers(doc, op);
     const found = [...streams].find(([key]) => /^2/.test(key));
     if (!found) return [];

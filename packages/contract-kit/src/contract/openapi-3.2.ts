@@ -3,8 +3,8 @@ import { escapePointer, isOpenApi32, resolveRef, type OpenApiDocument } from './
 /**
  * What OpenAPI 3.2 adds that the tools the kit builds on do not know (the validator, the type
  * generator and Prism know 3.0 and 3.1): media types by `$ref` (`components.mediaTypes`), which
- * the kit inlines; and what this version of the kit does not serve yet: a parameter `in:
- * querystring`, a streamed request (`itemSchema`), the `query` method and `additionalOperations`.
+ * the kit inlines; streams (`itemSchema`), which it frames and checks item by item; and what
+ * this version of the kit does not serve yet: a parameter `in: querystring`, `multipart/mixed`.
  */
 
 const MEDIA_TYPE_REF = '#/components/mediaTypes/';
@@ -111,8 +111,9 @@ export function streamsAsItems(doc: OpenApiDocument): OpenApiDocument {
 
 /**
  * What an operation uses of OpenAPI 3.2 that the kit does not serve yet: a parameter `in:
- * querystring`, a streamed request body or answer of a media type it does not frame
- * (`multipart/mixed`; server-sent events in a request). Null when none.
+ * querystring` it does not read (see querystringAsQuery; `querystring` holds why), a streamed
+ * request body or answer of a media type it does not frame (`multipart/mixed`; server-sent events
+ * in a request). Null when none.
  */
 export function notServedYet(
   doc: OpenApiDocument,
@@ -123,8 +124,7 @@ export function notServedYet(
 ): string | null {
   // Before 3.2, `itemSchema` is no field of a media type, and means nothing.
   if (!isOpenApi32(doc)) return null;
-  if (querystring.length > 0)
-    return `its parameter ${querystring[0]} is in: querystring (OpenAPI 3.2), which this version of contract-kit does not serve yet`;
+  if (querystring.length > 0) return querystring[0]!;
   const streams = (content: unknown, at: string) =>
     Object.entries((content ?? {}) as Record<string, unknown>)
       .map(([type, media]) => [type, resolveRef<Record<string, unknown>>(doc, media, `${at}/${escapePointer(type)}`)] as const)
@@ -144,17 +144,4 @@ export function notServedYet(
   ];
   if (streamed.length > 0) return `${streamed[0]}, which this version of contract-kit does not serve yet`;
   return null;
-}
-
-/**
- * The operations of methods OpenAPI 3.2 adds (`query`, and `additionalOperations` by any
- * method name), which the kit does not route yet: `QUERY /reports` for each.
- */
-export function unroutedOperations(doc: OpenApiDocument, label = 'the contract'): string[] {
-  if (!isOpenApi32(doc)) return [];
-  return Object.entries(doc.paths ?? {}).flatMap(([path, rawItem]) => {
-    const item = resolveRef<Record<string, unknown>>(doc, rawItem, `${label}#/paths/${escapePointer(path)}`);
-    const extra = item.additionalOperations && typeof item.additionalOperations === 'object' ? Object.keys(item.additionalOperations) : [];
-    return [...(item.query ? ['QUERY'] : []), ...extra].map((method) => `${method} ${path}`);
-  });
 }

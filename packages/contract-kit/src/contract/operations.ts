@@ -1,40 +1,12 @@
-import {
-  ContractError,
-  escapePointer,
-  isOpenApi32,
-  parameterStyle,
-  resolveRef,
-  type OpenApiDocument,
-  type SecurityRequirement,
-} from './document.js';
+import { escapePointer, resolveRef, type OpenApiDocument, type SecurityRequirement } from './document.js';
 import { operationNames } from './names.js';
+import { pathItemOperations } from './methods.js';
 import { notServedYet } from './openapi-3.2.js';
+import { dispatchParameter, parametersOf, type MediaTypeObject, type Parameter } from './parameters.js';
 import { unusableSecurity } from './unusable-security.js';
 import { splitPathKey, type Dispatch } from './path-keys.js';
 
-/** HTTP methods an OpenAPI path item may hold, in the order OpenAPI lists them. */
-export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-export type HttpMethod = (typeof HTTP_METHODS)[number];
-
-/** A parameter of an operation, its `$ref` followed. */
-export interface Parameter {
-  name: string;
-  in: 'query' | 'header' | 'path' | 'cookie';
-  required: boolean;
-  /** The schema's `type` (after a `$ref`), when it names one. */
-  type: string | undefined;
-  /** Whether an array or object is sent as repeated parameters (`explode`, true by default for query and cookie parameters). */
-  explode: boolean;
-  schema: unknown;
-  /** Its example values (`example`, and each of `examples`' values), for a client to send. */
-  examples: unknown[];
-}
-
-/** A media type an operation reads or writes, and its schema. */
-export interface MediaTypeObject {
-  schema?: unknown;
-  [key: string]: unknown;
-}
+export { isIgnoredHeader, type MediaTypeObject, type Parameter } from './parameters.js';
 
 /** One operation of the contract, as the kit routes, checks and types it. */
 export interface Operation {
@@ -42,7 +14,11 @@ export interface Operation {
   name: string;
   /** The operationId as the contract writes it, if it has one. */
   operationId: string | undefined;
-  method: HttpMethod;
+  /**
+   * The method it is requested with, in lower case (`get`; in OpenAPI 3.2 also `query`, or an
+   * `additionalOperations` method such as `link`): upper case on the wire. See isAddedMethod.
+   */
+  method: string;
   /** The path key as the contract writes it, relative to the server URL (`/books/{bookId}`, `/#Action=List`). */
   path: string;
   /** The path a request takes: the path key before a `#` or `?` (see splitPathKey). */
@@ -78,72 +54,11 @@ export interface Operation {
   raw: Record<string, unknown>;
 }
 
-/**
- * Whether a parameter is a header OpenAPI says to ignore (Accept, Content-Type, Authorization):
- * the request's own header says what it says, checked by content negotiation and security.
- */
-export const isIgnoredHeader = (p: { in?: unknown; name?: unknown }) =>
-  p.in === 'header' && typeof p.name === 'string' && ['accept', 'content-type', 'authorization'].includes(p.name.toLowerCase());
-
 /** `{ "a": { ... } }` with each value's `$ref` followed, or {} for anything else. */
 function resolvedMap<T>(doc: OpenApiDocument, value: unknown, where: string): Record<string, T> {
   if (!value || typeof value !== 'object') return {};
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, resolveRef<T>(doc, item, `${where}/${escapePointer(key)}`)]));
 }
-
-/**
- * Path-level and operation-level parameters, the operation's winning where both name one. The
- * names of those `in: querystring` (OpenAPI 3.2: the whole query string as one value), which the
- * kit does not serve yet, go to `querystring`.
- */
-function parametersOf(doc: OpenApiDocument, pathLevel: unknown[], opLevel: unknown[], where: string, querystring: string[]): Parameter[] {
-  const byKey = new Map<string, Parameter>();
-  for (const [list, at] of [
-    [pathLevel, `${where}/..`],
-    [opLevel, where],
-  ] as const) {
-    list.forEach((item, i) => {
-      const p = resolveRef<Record<string, unknown>>(doc, item, `${at}/parameters/${i}`);
-      if (p.in === 'querystring' && typeof p.name === 'string' && isOpenApi32(doc)) {
-        querystring.push(p.name);
-        return;
-      }
-      if (typeof p.name !== 'string' || !['query', 'header', 'path', 'cookie'].includes(p.in as string)) {
-        throw new ContractError(`${at}/parameters/${i}`, 'is not a parameter (name and in: query, header, path or cookie)');
-      }
-      if (isIgnoredHeader(p)) return;
-      const schema = p.schema ?? Object.values((p.content as Record<string, MediaTypeObject> | undefined) ?? {})[0]?.schema;
-      const type = resolveRef<{ type?: unknown } | undefined>(doc, schema, `${at}/parameters/${i}/schema`)?.type;
-      byKey.set(`${p.in as string}:${p.in === 'header' ? p.name.toLowerCase() : p.name}`, {
-        name: p.name,
-        in: p.in as Parameter['in'],
-        required: p.required === true || p.in === 'path',
-        type: typeof type === 'string' ? type : undefined,
-        explode: typeof p.explode === 'boolean' ? p.explode : parameterStyle(p) === 'form',
-        schema,
-        examples: [
-          p.example,
-          ...Object.entries((p.examples as Record<string, unknown> | undefined) ?? {}).map(
-            ([name, e]) =>
-              resolveRef<{ value?: unknown } | undefined>(doc, e, `${at}/parameters/${i}/examples/${escapePointer(name)}`)?.value,
-          ),
-        ].filter((e) => e !== undefined),
-      });
-    });
-  }
-  return [...byKey.values()];
-}
-
-/** A parameter a path key names after its `#` or `?` (see splitPathKey), where the operation declares none of that name. */
-const dispatchParameter = (d: Dispatch): Parameter => ({
-  name: d.name,
-  in: d.in,
-  required: true,
-  type: 'string',
-  explode: false,
-  schema: d.value === null ? { type: 'string' } : { type: 'string', enum: [d.value] },
-  examples: d.value === null ? [] : [d.value],
-});
 
 /**
  * Every operation of the contract's `paths`, in document order (webhooks and callbacks are sent,
@@ -163,17 +78,16 @@ export function listOperations(doc: OpenApiDocument, label = 'the contract'): Op
   for (const [path, rawItem] of Object.entries(doc.paths ?? {})) {
     const itemPointer = `#/paths/${escapePointer(path)}`;
     const item = resolveRef<Record<string, unknown>>(doc, rawItem, `${label}${itemPointer}`);
-    for (const method of HTTP_METHODS) {
-      const op = item[method] as Record<string, unknown> | undefined;
-      if (!op || typeof op !== 'object') continue;
-      const pointer = `${itemPointer}/${method}`;
+    for (const { method, key, op: rawOp, defect: methodDefect } of pathItemOperations(doc, item)) {
+      const op = rawOp as Record<string, unknown>;
+      const pointer = `${itemPointer}/${key}`;
       const where = `${label}${pointer}`;
       let operationId = typeof op.operationId === 'string' && op.operationId !== '' ? op.operationId : undefined;
-      let defect: string | null = null;
+      let defect: string | null = methodDefect;
       if (operationId !== undefined) {
         const other = ids.get(operationId);
         if (other) {
-          defect = `its operationId ${operationId} is also that of ${other}`;
+          defect ??= `its operationId ${operationId} is also that of ${other}`;
           operationId = undefined;
         } else ids.set(operationId, pointer);
       }

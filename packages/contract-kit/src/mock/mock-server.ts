@@ -9,7 +9,7 @@ import { essenceOf, kindOf } from '../server/media-types.js';
 import { HttpProblem } from '../server/problems.js';
 import { securitySchemesOf, type Verifier } from '../server/security.js';
 import { answerHeaders, notePrismBody, preferWithExample, type MockConfig } from './mock-config.js';
-import { prismDocument, prismPath, type DeclaredTypes } from './prism-document.js';
+import { prismDocument, prismMethod, prismPath, type DeclaredTypes } from './prism-document.js';
 import { startPrism, type PrismProcess } from './prism-process.js';
 import { streamingMock } from './mock-streams.js';
 import { ContractSchemas } from '../testing/schemas.js';
@@ -77,7 +77,7 @@ function forwarder(op: Operation, index: number, { process: prism, declared, pre
     headers.prefer ??= success === undefined ? '' : `code=${success}`;
     if (headers.prefer === '') delete headers.prefer;
     else headers.prefer = prefer(op, index, headers.prefer);
-    const answer = await fetch(`http://127.0.0.1:${prism().port}${prismPath(index)}`, { method: op.method.toUpperCase(), headers });
+    const answer = await fetch(`http://127.0.0.1:${prism().port}${prismPath(index)}`, { method: prismMethod(op).toUpperCase(), headers });
     const status = answer.status;
     const given = essenceOf(answer.headers.get('content-type') ?? undefined);
     // Prism's own errors (it found no response to give, or could not write one) are problem details of its own type.
@@ -182,5 +182,5 @@ export async function createMock(options: MockOptions): Promise<Mock> {
 /** An operation's responses in the document Prism was given. */
 function prismResponses(document: OpenApiDocument, op: Operation, index: number): Record<string, unknown> {
   const item = document.paths?.[prismPath(index)] as Record<string, { responses?: Record<string, unknown> }> | undefined;
-  return item?.[op.method]?.responses ?? {};
+  return item?.[prismMethod(op)]?.responses ?? {};
 }

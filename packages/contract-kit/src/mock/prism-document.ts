@@ -1,4 +1,5 @@
 import { resolveRef, toolOpenApiVersion, type OpenApiDocument } from '../contract/document.js';
+import { isAddedMethod, operationObject } from '../contract/methods.js';
 import type { Operation } from '../contract/operations.js';
 import { fixSchemas } from '../server/schema-fixes.js';
 import { isJsonMediaType } from '../testing/checker.js';
@@ -11,6 +12,9 @@ const isMediaType = (key: string) => key.includes('/');
 
 /** Where Prism answers operation `index` (the mock's router has matched the request to it already). */
 export const prismPath = (index: number) => `/op${index}`;
+
+/** The method Prism is asked an operation's answer with: its own, or GET for one Prism does not know (QUERY, an `additionalOperations` one). */
+export const prismMethod = (op: Operation) => (isAddedMethod(op.method) ? 'get' : op.method);
 
 /**
  * Whether Prism writes a body of this media type and schema: JSON and `+json`; text and XML
@@ -56,7 +60,7 @@ export function prismDocument(
   const paths: Record<string, Node> = {};
   operations.forEach((op, index) => {
     const item = resolveRef<Node>(copy, copy.paths![op.path]);
-    const operation = item[op.method] as Node;
+    const operation = operationObject(item, op.method) as Node;
     const responses: Record<string, unknown> = {};
     const types = new Map<string, string>();
     for (const [status, raw] of Object.entries((operation.responses ?? {}) as Record<string, unknown>)) {
@@ -73,7 +77,7 @@ export function prismDocument(
       responses[status] = raw;
     }
     declared.set(prismPath(index), types);
-    paths[prismPath(index)] = { [op.method]: { responses } };
+    paths[prismPath(index)] = { [prismMethod(op)]: { responses } };
   });
   const document: OpenApiDocument = {
     openapi: toolOpenApiVersion(copy.openapi),

@@ -1,4 +1,5 @@
 import type { Request, RequestHandler } from 'express';
+import { METHODS } from 'node:http';
 import { hoistDeepSchemaRefs } from '../contract/deep-refs.js';
 import { listOperations, type Operation } from '../contract/operations.js';
 import { basePathsOf } from '../contract/servers.js';
@@ -106,6 +107,8 @@ export function contractServer<Context extends object = object>(options: Contrac
   const listings = new Map<string, ListedStep[]>();
   for (const op of operations) {
     checkOperation(op, label);
+    // A method Node's HTTP parser does not take reaches no server: the operation is named at start (its defect).
+    if (!METHODS.includes(op.method.toUpperCase())) continue;
     const handler = options.handlers[op.name];
     const reason = op.defect === null ? unwrittenHandler(op, handler) : null;
     if (reason) unwritten.push(reason);
@@ -122,7 +125,7 @@ export function contractServer<Context extends object = object>(options: Contrac
         parameterPatterns(doc, op.parameters),
       );
   }
-  warnOfUnserved(doc, operations, unwritten, label, warn);
+  warnOfUnserved(operations, unwritten, label, warn);
   const methods = [...new Set(operations.map((op) => op.method.toUpperCase()))];
   const answerOf = answerOfBodies(contractErrors ? { contractErrors } : { errors: options.errors! });
   const errorHandler = contractErrorHandler(doc, options, answerOf);

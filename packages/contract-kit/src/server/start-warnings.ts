@@ -1,5 +1,4 @@
 import { ContractError, type OpenApiDocument } from '../contract/document.js';
-import { unroutedOperations } from '../contract/openapi-3.2.js';
 import type { Operation } from '../contract/operations.js';
 import { rewrittenPatterns, unknownFormats } from './schema-fixes.js';
 
@@ -52,15 +51,9 @@ export function warnOfSchemaFixes(doc: OpenApiDocument, label: string, warn: (me
 
 /**
  * Warns, in a line each, of the operations that answer 501: for a defect of the contract, or for
- * want of a handler; and of those of a method the kit does not route (405).
+ * want of a handler.
  */
-export function warnOfUnserved(
-  doc: OpenApiDocument,
-  operations: Operation[],
-  unwritten: string[],
-  label: string,
-  warn: (message: string) => void,
-): void {
+export function warnOfUnserved(operations: Operation[], unwritten: string[], label: string, warn: (message: string) => void): void {
   const defective = operations.filter((op) => op.defect !== null);
   if (defective.length > 0)
     warn(
@@ -68,13 +61,6 @@ export function warnOfUnserved(
         .slice(0, 5)
         .map((op) => `${op.name} (${op.method.toUpperCase()} ${op.path}): ${op.defect}`)
         .join('; ')}${defective.length > 5 ? `; and ${defective.length - 5} more` : ''}`,
-    );
-  const unrouted = unroutedOperations(doc, label);
-  if (unrouted.length > 0)
-    warn(
-      `${label}: ${unrouted.length} operation${unrouted.length === 1 ? '' : 's'} of a method OpenAPI 3.2 adds, which this version of contract-kit does not route yet (a request with it answers 405, or 404 where the path has no operation of another method): ${unrouted
-        .slice(0, 5)
-        .join('; ')}${unrouted.length > 5 ? `; and ${unrouted.length - 5} more` : ''}`,
     );
   // One line however many: a contract served before its handlers are written has hundreds.
   if (unwritten.length > 0)

@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import { parse as parseCookies } from 'cookie';
 import type { OpenApiDocument } from '../contract/document.js';
+import { isAddedMethod } from '../contract/methods.js';
 import type { Operation } from '../contract/operations.js';
 import { arrayFields, readParsedBody, withArrays, type BodyLimits } from './bodies.js';
 import { deprecationHeaders } from './deprecation.js';
@@ -15,7 +16,7 @@ import type { OpenStreams } from './streams.js';
 import { requestItems } from './streamed-requests.js';
 import type { ContractSchemas } from '../testing/schemas.js';
 import { coercesBody, isValidatorError } from './validation.js';
-import { pathParameterNames, validatorUrl } from './validator-document.js';
+import { pathParameterNames, VALIDATOR_METHOD, validatorUrl } from './validator-document.js';
 import type { OperationValidators } from './validators.js';
 
 /**
@@ -141,7 +142,8 @@ function bodyStep(doc: OpenApiDocument, op: Operation, limits: BodyLimits, schem
 
 /**
  * express-openapi-validator for the operation (see OperationValidators), shown the request's URL
- * as validatorUrl and its Content-Type without parameters while it runs: the validator compiles
+ * as validatorUrl, a method it does not know as VALIDATOR_METHOD, and its Content-Type without
+ * parameters while it runs: the validator compiles
  * its checks per Content-Type, and the warm-up compiled them for each media type as declared. A
  * body over `allErrorsUpToBytes` goes to a validator that stops at its first wrong value.
  */
@@ -149,6 +151,8 @@ function validateStep(op: Operation, validators: OperationValidators, allErrorsU
   const names = pathParameterNames(op);
   const chains = new Map<RequestHandler[], RequestHandler>();
   const cookies = op.parameters.some((p) => p.in === 'cookie');
+  // A method the validator does not know (QUERY, an additionalOperations one) is shown as the one its document gives it.
+  const shownAs = isAddedMethod(op.method) ? VALIDATOR_METHOD.toUpperCase() : undefined;
   return (req, res, next) => {
     // The validator checks cookie parameters in req.cookies alone, which only a cookie parser (cookie-parser) sets.
     if (cookies && req.cookies === undefined) req.cookies = parseCookies(req.headers.cookie ?? '');
@@ -159,11 +163,13 @@ function validateStep(op: Operation, validators: OperationValidators, allErrorsU
     const handlers = validators.handlers(op, coercesBody(essence ? kindOf(essence) : 'none'), allErrors);
     let validator = chains.get(handlers);
     if (!validator) chains.set(handlers, (validator = chain(handlers)));
-    const url = req.url;
+    const { url, method } = req;
     req.url = validatorUrl(validators.slot(op), names, state(req).params, url);
+    if (shownAs) req.method = shownAs;
     if (essence) req.headers['content-type'] = essence;
     validator(req, res, (error?: unknown) => {
       req.url = url;
+      req.method = method;
       if (essence) req.headers['content-type'] = contentType;
       // A schema it could not compile: the operation gets a validator of its own for its next request.
       if (error !== undefined && !isValidatorError(error)) validators.isolate(op);

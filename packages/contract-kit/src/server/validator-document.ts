@@ -1,5 +1,7 @@
 import { resolveRef, toolOpenApiVersion, unescapePointer, type OpenApiDocument } from '../contract/document.js';
+import { isAddedMethod, operationObject } from '../contract/methods.js';
 import { isIgnoredHeader, type Operation } from '../contract/operations.js';
+import { withQuerystringAsQuery } from '../contract/querystring.js';
 import { lengthBeforePattern } from './length-before-pattern.js';
 import { streamedRequests } from './stream-media.js';
 import { essenceOf, kindOf, type BodyKind } from './media-types.js';
@@ -76,6 +78,20 @@ function validatedSchema(kind: BodyKind, schema: unknown): unknown {
   return schema;
 }
 
+/**
+ * Where an operation is in its validator's document: under its path key, with the operations of
+ * the methods the validator knows; an operation of a method OpenAPI 3.2 adds (`query`, an
+ * `additionalOperations` one), which the validator does not know, alone under a path of its
+ * own, as the method it is shown (VALIDATOR_METHOD).
+ */
+export const validatorKey = (op: Operation) => (isAddedMethod(op.method) ? `${op.path} ${op.method}` : op.path);
+
+/**
+ * The method the validator is shown for a request of a method it does not know (see
+ * validatorKey): one that takes a body, as QUERY does, and whatever the others do.
+ */
+export const VALIDATOR_METHOD = 'post';
+
 /** The path parameters of the operation in the order its path names them. */
 export function pathParameterNames(op: Operation): string[] {
   return [...op.urlPath.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]!);
@@ -125,17 +141,21 @@ function renamed(doc: OpenApiDocument, parameters: unknown, names: readonly stri
 /** The operation object the validator gets for `op`, whose path item is `item`. */
 function validatorOperation(doc: OpenApiDocument, op: Operation, item: Record<string, unknown>, names: readonly string[]) {
   const where = `#/paths/${op.path}`;
-  const operation = { ...(item[op.method] as Record<string, unknown>) };
+  const operation = { ...operationObject(item, op.method) };
   delete operation.callbacks;
   // The validator does not check security (the authenticate step does), but reads it to let an
   // apiKey through in the query: each scheme the operation names, as a requirement of its own.
   operation.security = schemeNamesOf(op).map((name) => ({ [name]: [] }));
   // The path's parameters but those the operation declares again (a header by its name in any case), then its own:
   // the validator merges them by their exact name, and would check a header with the path's schema.
-  const own = (renamed(doc, operation.parameters, names, where) ?? []) as { in: string; name: string }[];
+  // A parameter in: querystring (OpenAPI 3.2), which the validator does not know, as the query parameters it stands for.
+  const opLevel = withQuerystringAsQuery(doc, (operation.parameters as unknown[] | undefined) ?? []);
+  const itemLevel = withQuerystringAsQuery(doc, (item.parameters as unknown[] | undefined) ?? []);
+  if (opLevel.open || itemLevel.open) operation['x-eov-allow-unknown-query-parameters'] = true;
+  const own = (renamed(doc, opLevel.parameters, names, where) ?? []) as { in: string; name: string }[];
   const key = (p: { in: string; name: string }) => `${p.in}:${p.in === 'header' ? p.name.toLowerCase() : p.name}`;
   const overridden = new Set(own.map(key));
-  const pathLevel = ((renamed(doc, item.parameters, names, where) ?? []) as { in: string; name: string }[]).filter(
+  const pathLevel = ((renamed(doc, itemLevel.parameters, names, where) ?? []) as { in: string; name: string }[]).filter(
     (p) => !overridden.has(key(p)),
   );
   operation.parameters = [...pathLevel, ...own];
@@ -173,14 +193,14 @@ function validatorOperation(doc: OpenApiDocument, op: Operation, item: Record<st
 /** The security schemes an operation names. */
 const schemeNamesOf = (op: Operation) => [...new Set(op.security.flatMap((requirement) => Object.keys(requirement)))];
 
-/** The path item the validator gets for `ops`, each of the same path key (see validatorOperation). A GET also answers HEAD. */
+/** The path item the validator gets for `ops`, each of the same validatorKey (see validatorOperation). A GET also answers HEAD. */
 function validatorItem(doc: OpenApiDocument, ops: readonly Operation[]): Record<string, unknown> {
   const { path } = ops[0]!;
   const names = pathParameterNames(ops[0]!);
   const item = resolveRef<Record<string, unknown>>(doc, doc.paths![path], `#/paths/${path}`);
   // Each operation holds the path's parameters it does not declare again (validatorOperation).
   const only: Record<string, unknown> = {};
-  for (const op of ops) only[op.method] = validatorOperation(doc, op, item, names);
+  for (const op of ops) only[isAddedMethod(op.method) ? VALIDATOR_METHOD : op.method] = validatorOperation(doc, op, item, names);
   if (only.get && !item.head) {
     const { operationId: _, ...head } = only.get as Record<string, unknown>;
     only.head = head;
@@ -203,7 +223,7 @@ export function validatorDocument(
   slotOf: (op: Operation) => number,
 ): { document: OpenApiDocument; contractPaths: boolean } {
   const byPath = new Map<string, Operation[]>();
-  for (const op of ops) byPath.set(op.path, [...(byPath.get(op.path) ?? []), op]);
+  for (const op of ops) byPath.set(validatorKey(op), [...(byPath.get(validatorKey(op)) ?? []), op]);
   const items: Record<string, Record<string, unknown>> = {};
   for (const same of byPath.values())
     items[validatorPath(slotOf(same[0]!), pathParameterNames(same[0]!).length)] = validatorItem(doc, same);

@@ -3,7 +3,7 @@ import type { OpenApiDocument } from '../contract/document.js';
 import type { Operation } from '../contract/operations.js';
 import { leaveOutRefusedDefaults } from './defaults.js';
 import { operationValidator } from './validation.js';
-import { pathParameterNames, validatorDocument, validatorPath } from './validator-document.js';
+import { pathParameterNames, validatorDocument, validatorKey, validatorPath } from './validator-document.js';
 
 /** What the validators of a contract share. */
 export interface ValidatorOptions {
@@ -75,12 +75,12 @@ export class OperationValidators {
     private readonly options: ValidatorOptions,
   ) {
     this.operations = operations.filter((op) => op.defect === null);
-    const perValidator = new Set(this.operations.map((op) => op.path)).size > SMALL_CONTRACT_PATHS ? PATHS_PER_VALIDATOR : 1;
+    const perValidator = new Set(this.operations.map(validatorKey)).size > SMALL_CONTRACT_PATHS ? PATHS_PER_VALIDATOR : 1;
     for (const op of this.operations) {
-      let place = this.place.get(op.path);
+      let place = this.place.get(validatorKey(op));
       if (!place) {
         const group = Math.floor(this.place.size / perValidator);
-        this.place.set(op.path, (place = { group, slot: this.place.size % perValidator }));
+        this.place.set(validatorKey(op), (place = { group, slot: this.place.size % perValidator }));
         if (group === this.groups.length) this.groups.push([]);
       }
       this.groups[place.group]!.push(op);
@@ -89,7 +89,7 @@ export class OperationValidators {
 
   /** Where `op`'s path is in its validator's document: the slot validatorUrl takes. */
   slot(op: Operation): number {
-    return this.place.get(op.path)!.slot;
+    return this.place.get(validatorKey(op))!.slot;
   }
 
   /**
@@ -99,7 +99,7 @@ export class OperationValidators {
   handlers(op: Operation, coerce: boolean, allErrors = true): RequestHandler[] {
     const key = `${coerce}/${allErrors}`;
     if (!this.alone.has(op)) {
-      const { group } = this.place.get(op.path)!;
+      const { group } = this.place.get(validatorKey(op))!;
       let made = this.shared.get(group);
       if (!made) this.shared.set(group, (made = new Map<string, RequestHandler[]>()));
       const existing = made.get(key);
@@ -128,12 +128,12 @@ export class OperationValidators {
 
   /** Gives each path of `group` but its first a group of its own. */
   private split(group: number): void {
-    const paths = [...new Set(this.groups[group]!.map((op) => op.path))];
-    for (const path of paths.slice(1)) {
-      this.place.set(path, { group: this.groups.length, slot: 0 });
-      this.groups.push(this.groups[group]!.filter((op) => op.path === path));
+    const keys = [...new Set(this.groups[group]!.map(validatorKey))];
+    for (const key of keys.slice(1)) {
+      this.place.set(key, { group: this.groups.length, slot: 0 });
+      this.groups.push(this.groups[group]!.filter((op) => validatorKey(op) === key));
     }
-    this.groups[group] = this.groups[group]!.filter((op) => op.path === paths[0]);
+    this.groups[group] = this.groups[group]!.filter((op) => validatorKey(op) === keys[0]);
   }
 
   /**
@@ -144,7 +144,7 @@ export class OperationValidators {
    */
   private document(ops: readonly Operation[], alone = false): OpenApiDocument | undefined {
     const { document, contractPaths } = validatorDocument(this.doc, ops, (op) => this.slot(op));
-    if (contractPaths && !alone && new Set(ops.map((op) => op.path)).size > 1) return undefined;
+    if (contractPaths && !alone && new Set(ops.map(validatorKey)).size > 1) return undefined;
     const names = new Map<string, string>();
     for (const op of ops) {
       const where = validatorPath(this.slot(op), pathParameterNames(op).length);

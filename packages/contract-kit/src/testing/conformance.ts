@@ -1,5 +1,6 @@
 import type { OpenApiDocument } from '../contract/document.js';
-import { HTTP_METHODS, listOperations, type Operation } from '../contract/operations.js';
+import { HTTP_METHODS } from '../contract/methods.js';
+import { listOperations, type Operation } from '../contract/operations.js';
 import { ConformanceViolation, expectAnswer, send, type ConformanceTarget } from './answers.js';
 import type { ContractChecker } from './checker.js';
 import { RequestPlanner, setByClient, withCredentials, type PlannedRequest } from './requests.js';

@@ -49,6 +49,14 @@ import type { Context } from '../context.js';
 export const ${name}: TypedHandler<Operations['${name}'], Context> = () => ({ status: 200, body: ${body} });
 `;
 
+/** A handler of `name`, `fn` its function. */
+const typed = (name: string, fn: string) => `import type { TypedHandler } from 'contract-kit';
+import type { Operations } from '../../generated/operations.js';
+import type { Context } from '../context.js';
+
+export const ${name}: TypedHandler<Operations['${name}'], Context> = ${fn};
+`;
+
 const problem = (status: number) => ({ type: 'about:blank', status });
 const form = { 'Content-Type': 'application/x-www-form-urlencoded' };
 const json = { 'Content-Type': 'application/json' };
@@ -218,5 +226,96 @@ export const security: Record<string, Verifier> = {
     mockPath: '/parts',
     removeOperation: (contract) => contract.replace(/\n {2}\/parts:\n {4}\$ref: \.\/paths\/parts\.yaml/, '\n  {}'),
     config: { text: README_PLUGIN, writes: 'generated/routes.json' },
+  },
+  {
+    name: 'OpenAPI 3.2: server-sent events, JSON Lines both ways, QUERY, LINK and a querystring',
+    dir: 'notes',
+    copy: 'notes-3.2.yaml',
+    spec: 'notes-3.2.yaml',
+    basePath: '/api',
+    handlers: [
+      { name: 'listNotes', source: handler('listNotes', "[{ id: 1, text: 'one' }]") },
+      {
+        name: 'getNote',
+        source: typed('getNote', "({ path }) => ({ status: 200, body: { id: path.noteId, text: 'one', pinned: null } })"),
+      },
+      { name: 'getPrefs', source: typed('getPrefs', '() => ({ status: 204 })') },
+      {
+        name: 'followNotes',
+        source: typed(
+          'followNotes',
+          `({ headers }) => ({
+  status: 200,
+  // Three notes after the one Last-Event-ID names: their ids as exact as the header's digits.
+  body: [1n, 2n, 3n].map((n) => ({
+    event: 'added' as const,
+    id: String(BigInt(headers['Last-Event-ID'] ?? '0') + n),
+    data: JSON.stringify({ id: Number(n), text: \`note \${n}\` }),
+  })),
+})`,
+        ),
+      },
+      {
+        name: 'exportNotes',
+        source: typed(
+          'exportNotes',
+          `() => ({
+  status: 200,
+  body: (async function* () {
+    for (let id = 1; id <= 3; id++) yield { id, text: \`note \${id}\`, pinned: id === 1 ? true : null };
+  })(),
+})`,
+        ),
+      },
+      {
+        name: 'importNotes',
+        source: typed(
+          'importNotes',
+          `async ({ body }) => {
+  for await (const note of body) if (note.text === '') throw new Error('an item its schema refuses reached the handler');
+  return { status: 204 };
+}`,
+        ),
+      },
+      { name: 'queryNotes', source: typed('queryNotes', '() => ({ status: 200 })') },
+      { name: 'linkNote', source: typed('linkNote', '() => ({ status: 204 })') },
+      {
+        name: 'searchNotes',
+        source: typed('searchNotes', '({ query }) => ({ status: 200, body: [{ id: query.limit ?? 1, text: query.text }] })'),
+      },
+    ],
+    security: "import type { Verifier } from 'contract-kit';\n\nexport const security: Record<string, Verifier> = {};\n",
+    credentials: [],
+    stub: 'addNote',
+    requests: [
+      { what: 'the handler written', path: '/notes', status: 200, body: { 0: { text: 'one' } } },
+      { what: 'a stub', path: '/notes', init: { method: 'POST', headers: json, body: '{"text":"hello"}' }, status: 501 },
+      { what: 'a QUERY', path: '/notes', init: { method: 'QUERY', headers: json, body: '{}' }, status: 200 },
+      { what: 'a QUERY whose body its schema refuses', path: '/notes', init: { method: 'QUERY', headers: json, body: '[]' }, status: 400 },
+      { what: 'a LINK (additionalOperations)', path: '/notes/7', init: { method: 'LINK' }, status: 204 },
+      { what: 'a querystring', path: '/search?text=cats&limit=2', status: 200, body: { 0: { id: 2, text: 'cats' } } },
+      { what: 'a querystring its schema refuses', path: '/search?limit=2', status: 400 },
+      {
+        what: 'server-sent events',
+        path: '/feed',
+        init: { headers: { 'Last-Event-ID': '41' } },
+        status: 200,
+        headers: { 'content-type': 'text/event-stream; charset=utf-8' },
+      },
+      {
+        what: 'a JSON Lines request',
+        path: '/notes/import',
+        init: { method: 'POST', headers: { 'Content-Type': 'application/jsonl' }, body: '{"text":"a"}\n{"text":"b"}\n' },
+        status: 204,
+      },
+      {
+        what: 'a JSON Lines request with an item its schema refuses',
+        path: '/notes/import',
+        init: { method: 'POST', headers: { 'Content-Type': 'application/jsonl' }, body: '{"text":"a"}\n{"text":""}\n' },
+        status: 400,
+      },
+    ],
+    mockPath: '/notes',
+    removeOperation: (contract) => contract.replace(/\n {2}\/prefs:[\s\S]*?(?=\n {2}\/search:)/, ''),
   },
 ];

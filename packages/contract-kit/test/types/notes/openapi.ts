@@ -133,7 +133,42 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: never;
-    pathItems: never;
+    pathItems: {
+        "QUERY /notes": {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            get?: never;
+            put?: never;
+            post: operations["queryNotes"];
+            delete?: never;
+            options?: never;
+            head?: never;
+            patch?: never;
+            trace?: never;
+        };
+        "LINK /notes/{noteId}": {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    noteId: number;
+                };
+                cookie?: never;
+            };
+            get?: never;
+            put?: never;
+            post: operations["linkNote"];
+            delete?: never;
+            options?: never;
+            head?: never;
+            patch?: never;
+            trace?: never;
+        };
+    };
 }
 export type $defs = Record<string, never>;
 export interface operations {
@@ -229,7 +264,11 @@ export interface operations {
     };
     searchNotes: {
         parameters: {
-            query?: never;
+            query: {
+                text: string;
+                limit?: number;
+                tag?: string[];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -241,7 +280,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Note"][];
+                };
             };
         };
     };
@@ -308,6 +349,48 @@ export interface operations {
         };
         responses: {
             /** @description Every note added. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    queryNotes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The notes that match. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    linkNote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                noteId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Linked. */
             204: {
                 headers: {
                     [name: string]: unknown;
