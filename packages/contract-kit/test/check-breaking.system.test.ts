@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { run } from './run-cli.js';
 
-const LIBRARY = readFileSync(fileURLToPath(new URL('./fixtures/library-3.0.yaml', import.meta.url)), 'utf8');
+const fixture = (name: string) => readFileSync(fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url)), 'utf8');
+const LIBRARY = fixture('library-3.0.yaml');
 let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'contract-kit-breaking-'));
@@ -40,6 +41,42 @@ describe('contract-kit check-breaking', () => {
     const report = JSON.parse(allowed.stdout) as { breaking: unknown[]; allowed: { allowedBecause: string }[] };
     expect(report.breaking).toEqual([]);
     expect(report.allowed.map((c) => c.allowedBecause)).toEqual(['the contract marks the enum x-extensible-enum: values may be added']);
+  });
+
+  it('rates the changes of an OpenAPI 3.2 contract: items of streams, QUERY and additionalOperations, each at its operation', async () => {
+    const notes = fixture('notes-3.2.yaml');
+    writeFileSync(join(dir, 'base.yaml'), notes);
+    const edits: [string, string][] = [
+      // An answer's items lose a field clients read; a request's items need one more.
+      [
+        "application/jsonl:\n              itemSchema: { $ref: '#/components/schemas/Note' }",
+        'application/jsonl:\n              itemSchema: { type: object }',
+      ],
+      [
+        "application/jsonl:\n            itemSchema: { $ref: '#/components/schemas/NewNote' }",
+        'application/jsonl:\n            itemSchema: { type: object, required: [text, tag] }',
+      ],
+      ['application/json:\n            schema: { type: object }', 'application/json:\n            schema: { type: object, required: [q] }'],
+      [
+        'operationId: linkNote\n',
+        'operationId: linkNote\n        parameters: [{ name: rel, in: query, required: true, schema: { type: string } }]\n',
+      ],
+    ];
+    let revision = notes;
+    for (const [from, to] of edits) {
+      expect(revision).toContain(from);
+      revision = revision.replace(from, to);
+    }
+    write(revision);
+    const checked = await run(['check-breaking', '--base', 'base.yaml', '--json'], dir);
+    expect(checked.code, checked.stdout + checked.stderr).toBe(1);
+    const { breaking } = JSON.parse(checked.stdout) as { breaking: { where: string; message: string }[] };
+    expect([...new Set(breaking.map((change) => change.where))].sort()).toEqual([
+      'GET /notes/export',
+      'LINK /notes/{noteId}',
+      'POST /notes/import',
+      'QUERY /notes',
+    ]);
   });
 
   it('compares with the last committed version by default', async () => {

@@ -60,19 +60,31 @@ export interface ContractComparison {
   passes: boolean;
 }
 
-const METHOD = /^(get|put|post|delete|patch|head|options|trace)$/;
+const METHOD = /^(get|put|post|delete|patch|head|options|trace|query)$/;
 const segments = (pointer: string) => pointer.replace(/^#\//, '').split('/').map(unescapePointer);
 
+/**
+ * The operation the segments of a pointer under `paths` are in: its method, and how many segments
+ * name it after the path (`get`: 1; OpenAPI 3.2's `additionalOperations/LINK`: 2); undefined for
+ * the path item's own parts.
+ */
+function operationAt([, , key, name]: string[]): { method: string; depth: number } | undefined {
+  if (key === 'additionalOperations' && name !== undefined) return { method: name.toUpperCase(), depth: 2 };
+  return key !== undefined && METHOD.test(key) ? { method: key.toUpperCase(), depth: 1 } : undefined;
+}
+
 function describeLocation(pointer: string): string {
-  const [root, path, method] = segments(pointer);
+  const parts = segments(pointer);
+  const [root, path] = parts;
   if (root !== 'paths' || path === undefined) return pointer;
-  return method && METHOD.test(method) ? `${method.toUpperCase()} ${path}` : path;
+  const op = operationAt(parts);
+  return op ? `${op.method} ${path}` : path;
 }
 
 function belowLocation(pointer: string): string {
   const parts = segments(pointer);
   if (parts[0] !== 'paths' || parts[1] === undefined) return '';
-  return parts.slice(METHOD.test(parts[2] ?? '') ? 3 : 2).join('/');
+  return parts.slice(2 + (operationAt(parts)?.depth ?? 0)).join('/');
 }
 
 const asImpact = (impact: string, fallback: ContractChange['impact']): ContractChange['impact'] =>

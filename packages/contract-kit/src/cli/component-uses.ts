@@ -1,4 +1,5 @@
 import { escapePointer, resolveRef, type OpenApiDocument } from '../contract/document.js';
+import { pathItemOperations } from '../contract/methods.js';
 
 /** One place where an operation uses a component, by `$ref` (directly or through other components). */
 export interface ComponentUse {
@@ -10,7 +11,6 @@ export interface ComponentUse {
   pointer: string;
 }
 
-const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 const escape = escapePointer;
 
 /** What a `$ref` points at, or undefined for one that points at nothing. */
@@ -42,10 +42,10 @@ export function componentUses(doc: OpenApiDocument): ComponentUse[] {
   };
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     const at = `#/paths/${escape(path)}`;
-    for (const method of METHODS.filter((m) => item[m] !== undefined)) {
+    for (const { method, key, op } of pathItemOperations(doc, item)) {
       const where = `${method.toUpperCase()} ${path}`;
       walk(item.parameters, `${at}/parameters`, where, new Set());
-      walk(item[method], `${at}/${method}`, where, new Set());
+      walk(op, `${at}/${key}`, where, new Set());
     }
   }
   return uses;
