@@ -169,3 +169,34 @@ export async function* stream<T>(send: SendStream, framing: Framing, reconnect: 
     stopped.abort();
   }
 }
+
+/** How a streamed request's items are framed: JSON Lines (and NDJSON), or JSON text sequences. */
+export type RequestFraming = 'lines' | 'seq';
+
+/** One item as its framing writes it: a JSON line, or a record separator and a JSON text and a line break. */
+const framedItem = (item: unknown, framing: RequestFraming) => `${framing === 'seq' ? '\x1e' : ''}${JSON.stringify(item)}\n`;
+
+/**
+ * The body of a streamed request of `items`: the whole text for an array or another iterable
+ * (sent as any body is); a stream for an async iterable, each item written as it comes (Node's
+ * fetch sends it as it is made; a browser's only over HTTP/2, with `duplex: 'half'`, which
+ * client.ts passes).
+ */
+export function framedBody(
+  items: Iterable<unknown> | AsyncIterable<unknown>,
+  framing: RequestFraming,
+): string | ReadableStream<Uint8Array> {
+  if (Symbol.iterator in items) return Array.from(items, (item) => framedItem(item, framing)).join('');
+  const encoder = new TextEncoder();
+  const iterator = items[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await iterator.next();
+      if (next.done) controller.close();
+      else controller.enqueue(encoder.encode(framedItem(next.value, framing)));
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  });
+}

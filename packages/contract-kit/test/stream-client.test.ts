@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyHandler } from 'contract-kit';
 import { serve } from './serve.js';
-import { createApiClient, createStreams } from './types/notes/client.js';
+import { createApiClient, createOperations, createStreams } from './types/notes/client.js';
 import { readItems, stream, StreamRefused } from './types/notes/streams.js';
 
 /** A body that arrives in these chunks. */
@@ -63,7 +63,22 @@ const handlers: Record<string, AnyHandler> = {
       { id: 2, text: 'two' },
     ],
   }),
+  // The texts of the items it read, and when the first came: before the body's end, or after.
+  importNotes: async ({ body }) => {
+    const texts: string[] = [];
+    for await (const note of body as AsyncIterable<{ text: string }>) {
+      texts.push(note.text);
+      if (texts.length === 1) imported.firstBeforeEnd = !imported.ended;
+    }
+    imported.texts = texts;
+    return { status: 204 };
+  },
+  queryNotes: () => ({ status: 200 }),
+  linkNote: () => ({ status: 204 }),
 };
+
+/** What importNotes read. */
+const imported = { texts: [] as string[], ended: false, firstBeforeEnd: false };
 
 let notes: Awaited<ReturnType<typeof serve>>;
 beforeAll(async () => {
@@ -123,5 +138,35 @@ describe("generate's createStreams, against the kit", () => {
     } finally {
       feed.endEach = 2;
     }
+  });
+
+  it('sends a streamed request from an array, or from an async iterable item by item as it comes', async () => {
+    const streams = createStreams(createApiClient(`${notes.origin}/api`));
+    const sent = await streams.importNotes([{ text: 'one' }, { text: 'two', pinned: null }]);
+    expect(sent.response.status).toBe(204);
+    expect(imported.texts).toEqual(['one', 'two']);
+    imported.ended = false;
+    const later = streams.importNotes(
+      (async function* () {
+        yield { text: 'first' };
+        // The server reads the first item while this one is still to come.
+        await sleep(200);
+        imported.ended = true;
+        yield { text: 'second' };
+      })(),
+    );
+    expect((await later).response.status).toBe(204);
+    expect(imported).toMatchObject({ texts: ['first', 'second'], firstBeforeEnd: true });
+    const refused = await streams.importNotes([{ text: 'one' }, { text: '' }]);
+    expect(refused.response.status).toBe(400);
+  });
+
+  it('calls a QUERY and an additionalOperations method (LINK) by their names, typed', async () => {
+    const operations = createOperations(createApiClient(`${notes.origin}/api`));
+    expect((await operations.queryNotes({ body: {} })).response.status).toBe(200);
+    const linked = await operations.linkNote({ params: { path: { noteId: 7 } } });
+    expect([linked.response.status, linked.response.url]).toEqual([204, `${notes.origin}/api/notes/7`]);
+    // @ts-expect-error its path parameter is an integer
+    expect((await operations.linkNote({ params: { path: { noteId: 'seven' } } })).response.status).toBe(400);
   });
 });

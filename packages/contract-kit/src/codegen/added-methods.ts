@@ -41,3 +41,31 @@ export function addedMethodsAsPathItems(copy: OpenApiDocument): OpenApiDocument 
   }
   return copy;
 }
+
+/**
+ * What client.ts gains for the operations of methods openapi-fetch calls by no name (OpenAPI 3.2's
+ * `query`, `additionalOperations`): `createOperations(client)`, each such operation by its name,
+ * sent through openapi-fetch's `request` with its method and typed as addedMethodPlace types it.
+ * Null where the contract has none.
+ */
+export function addedMethodsClient(operations: readonly Operation[]): string | null {
+  const added = operations.filter((op) => isAddedMethod(op.method));
+  if (added.length === 0) return null;
+  const entries = added.map((op) => {
+    const place = addedMethodPlace(op);
+    const item = `components["pathItems"][${JSON.stringify(place.item)}]`;
+    const required = op.parameters.some((p) => p.required) || op.requestBody?.required === true;
+    return (
+      `  /** ${op.method.toUpperCase()} ${op.path.replace(/\*\//g, '*\\/')} */\n` +
+      `  ${op.name}: (init${required ? '' : '?'}: MaybeOptionalInit<${item}, ${JSON.stringify(place.method)}>) =>\n` +
+      `    client.request(${JSON.stringify(op.method)} as never, ${JSON.stringify(op.path)} as never, init as never) as unknown as Promise<\n` +
+      `      FetchResponse<${item}[${JSON.stringify(place.method)}], NonNullable<typeof init>, \`\${string}/\${string}\`>\n` +
+      '    >,\n'
+    );
+  });
+  return (
+    "\n/** The operations of methods openapi-fetch calls by no name (OpenAPI 3.2's QUERY, additionalOperations), by their names: each returns { data, error, response }. */\n" +
+    'export const createOperations = (client: ReturnType<typeof createClient<paths>>) => ({\n' +
+    `${entries.join('')}});\n`
+  );
+}

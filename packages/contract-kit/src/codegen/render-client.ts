@@ -1,5 +1,6 @@
 import type { OpenApiDocument } from '../contract/document.js';
 import type { Operation } from '../contract/operations.js';
+import { addedMethodsClient } from './added-methods.js';
 import { streamClient } from './stream-client.js';
 
 /**
@@ -45,20 +46,24 @@ function clientSource(header: string, operations: Operation[]): string {
 }
 
 /**
- * The client files `contract-kit generate` writes: `client.ts` (createApiClient, and
- * createStreams where the contract has streamed answers) and then `streams.ts`, which
- * createStreams reads them with. `header` opens each file.
+ * The client files `contract-kit generate` writes: `client.ts` (createApiClient; createStreams
+ * where the contract has streams; createOperations where it has operations of methods
+ * openapi-fetch calls by no name) and then `streams.ts`, which createStreams reads and sends
+ * items with. `header` opens each file.
  */
 export function renderClient(doc: OpenApiDocument, operations: Operation[], header: string): Record<string, string> {
   const client = clientSource(header, operations);
   const streams = streamClient(doc, operations);
-  if (!streams) return { 'client.ts': client };
+  const added = addedMethodsClient(operations);
+  if (!streams && !added) return { 'client.ts': client };
+  const imports = [
+    `import type { ${added ? 'FetchResponse, ' : ''}MaybeOptionalInit } from 'openapi-fetch';`,
+    `import type { ${added ? 'components, ' : ''}paths } from './openapi.js';`,
+    ...(streams ? [`import { ${streams.imports.join(', ')} } from './streams.js';`] : []),
+  ];
   return {
     'client.ts':
-      client.replace(
-        "import type { paths } from './openapi.js';\n",
-        "import type { MaybeOptionalInit } from 'openapi-fetch';\nimport type { paths } from './openapi.js';\nimport { stream, type StreamOptions } from './streams.js';\n",
-      ) + streams.client,
-    'streams.ts': streams.reader,
+      client.replace("import type { paths } from './openapi.js';\n", `${imports.join('\n')}\n`) + (streams?.client ?? '') + (added ?? ''),
+    ...(streams ? { 'streams.ts': streams.reader } : {}),
   };
 }
