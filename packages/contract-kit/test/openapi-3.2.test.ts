@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listOperations, loadContract, parseContract, type AnyHandler } from 'contract-kit';
+import { contractServer, listOperations, loadContract, parseContract, type AnyHandler } from 'contract-kit';
 import { serve } from './serve.js';
 
 type Served = Awaited<ReturnType<typeof serve>>;
@@ -110,6 +110,23 @@ describe('an OpenAPI 3.2 contract', () => {
     expect(defect(`[${form('{ type: object, properties: {} }')}, { name: b, in: query, schema: { type: string } }]`)).toMatch(
       /q is in: querystring beside query parameters, which OpenAPI 3\.2 does not allow/,
     );
+    // What the object says as a whole would go unchecked, its properties each a parameter.
+    for (const [keyword, schema] of [
+      ['maxProperties', '{ type: object, properties: { a: { type: string } }, maxProperties: 1 }'],
+      ['additionalProperties', '{ type: object, properties: { a: { type: string } }, additionalProperties: { type: integer } }'],
+      ['required', '{ type: object, properties: { a: { type: string } }, required: [a, b] }'],
+      ['anyOf', '{ type: object, properties: { a: { type: string } }, anyOf: [{ required: [a] }] }'],
+    ])
+      expect(defect(`[${form(schema!)}]`), keyword).toMatch(new RegExp(`its schema's ${keyword} is about the object as a whole`));
+    // The operation's querystring replaces its path's of the same name.
+    const overriding = listOperations(
+      parseContract(
+        `openapi: 3.2.0\ninfo: { title: t, version: '1' }\npaths:\n  /a:\n    parameters: [${form('{ properties: { old: { type: string } } }')}]\n` +
+          `    get:\n      operationId: a\n      parameters: [${form('{ properties: { new: { type: string } } }')}]\n      responses: { '204': { description: ok } }\n`,
+        't.yaml',
+      ),
+    )[0]!;
+    expect([overriding.defect, overriding.parameters.map((p) => p.name)]).toEqual([null, ['new']]);
   });
 
   it('routes QUERY and additionalOperations, checking their requests and answers, and lists them in Allow', async () => {
@@ -129,6 +146,26 @@ describe('an OpenAPI 3.2 contract', () => {
     expect(notes.warnings.join('\n')).not.toMatch(/queryNotes|linkNote/);
   });
 
+  it('compiles the validators of QUERY and additionalOperations at start, and names one that cannot be', async () => {
+    // Two properties of one $id: a schema the validator cannot compile, in a POST and in a QUERY.
+    const broken = '{ type: object, properties: { a: { $id: "https://x.example/a" }, b: { $id: "https://x.example/a" } } }';
+    const operation = (id: string) =>
+      `      operationId: ${id}\n      requestBody: { content: { application/json: { schema: ${broken} } } }\n      responses: { '204': { description: ok } }\n`;
+    const warnings: string[] = [];
+    const kit = contractServer({
+      contract: parseContract(
+        `openapi: 3.2.0\ninfo: { title: t, version: '1' }\npaths:\n  /p:\n    post:\n${operation('postP')}  /q:\n    query:\n${operation('queryQ')}` +
+          `  /fine:\n    additionalOperations:\n      PURGE:\n        operationId: purge\n        responses: { '204': { description: ok } }\n`,
+        't.yaml',
+      ),
+      handlers: {},
+      warmUp: 'blocking',
+      onWarning: (message) => warnings.push(message),
+    });
+    expect(await kit.ready).toMatchObject({ operations: 3, compiled: 1, failed: 2, compiledOnRequest: 0 });
+    expect(warnings.join('\n')).toMatch(/postP \(POST \/p\).*queryQ \(QUERY \/q\)/);
+  });
+
   it('refuses an additionalOperations method a server cannot be sent, or one a fixed field is for', () => {
     const defects = (method: string) =>
       listOperations(
@@ -145,6 +182,9 @@ describe('an OpenAPI 3.2 contract', () => {
     ]);
     expect(defects('QUERY')).toEqual([
       ['query', expect.any(String), expect.stringMatching(/may not hold one of the path item's own fields/)],
+    ]);
+    expect(defects('CONNECT')).toEqual([
+      ['connect', expect.any(String), expect.stringMatching(/CONNECT is one an HTTP server of Node\.js takes apart/)],
     ]);
   });
 

@@ -19,6 +19,17 @@ export function operationObject(item: Record<string, unknown>, method: string): 
   return Object.entries(added).find(([name]) => name.toLowerCase() === method)?.[1];
 }
 
+/** Why an `additionalOperations` method cannot be served, or null: Node never routes it, or a fixed field is for it. */
+function addedMethodDefect(name: string, fixed: readonly string[]): string | null {
+  if (fixed.includes(name.toLowerCase()))
+    return `its method ${name} is in additionalOperations, which may not hold one of the path item's own fields (${name.toLowerCase()})`;
+  if (name === 'CONNECT')
+    return 'its method CONNECT is one an HTTP server of Node.js takes apart from requests (a tunnel), never to a route';
+  if (!METHODS.includes(name))
+    return `its method ${name} is not one an HTTP server of Node.js takes${METHODS.includes(name.toUpperCase()) ? ` (methods are case-sensitive: ${name.toUpperCase()})` : ''}`;
+  return null;
+}
+
 /**
  * The operations of a path item, by the method each is requested with in lower case, and where
  * each sits under the item: its fixed fields (and, in 3.2, `query` and `additionalOperations`,
@@ -40,11 +51,7 @@ export function pathItemOperations(
   const added = isOpenApi32(doc) ? item.additionalOperations : undefined;
   if (added && typeof added === 'object' && !Array.isArray(added))
     for (const [name, op] of Object.entries(added)) {
-      const defect = (fixed as readonly string[]).includes(name.toLowerCase())
-        ? `its method ${name} is in additionalOperations, which may not hold one of the path item's own fields (${name.toLowerCase()})`
-        : !METHODS.includes(name)
-          ? `its method ${name} is not one an HTTP server of Node.js takes${METHODS.includes(name.toUpperCase()) ? ` (methods are case-sensitive: ${name.toUpperCase()})` : ''}`
-          : null;
+      const defect = addedMethodDefect(name, fixed);
       found.push({ method: name.toLowerCase(), key: `additionalOperations/${escapePointer(name)}`, op, defect });
     }
   return found.filter(({ op }) => op && typeof op === 'object');

@@ -1,6 +1,6 @@
 import { ContractError, escapePointer, isOpenApi32, parameterStyle, resolveRef, type OpenApiDocument } from './document.js';
 import type { Dispatch } from './path-keys.js';
-import { querystringAsQuery } from './querystring.js';
+import { querystringAsQuery, withQuerystringAsQuery } from './querystring.js';
 
 /** A parameter of an operation, its `$ref` followed. */
 export interface Parameter {
@@ -29,6 +29,30 @@ export interface MediaTypeObject {
 export const isIgnoredHeader = (p: { in?: unknown; name?: unknown }) =>
   p.in === 'header' && typeof p.name === 'string' && ['accept', 'content-type', 'authorization'].includes(p.name.toLowerCase());
 
+/** Where a parameter is and its name (a header's in any case): an operation's parameter overrides its path's of the same. */
+export const parameterKey = (p: { in?: unknown; name?: unknown }) =>
+  `${String(p.in)}:${p.in === 'header' ? String(p.name).toLowerCase() : String(p.name)}`;
+
+/**
+ * An operation's parameters and its path's, as the tools the kit builds on read them: a parameter
+ * in: querystring (OpenAPI 3.2), which they do not know, as the query parameters it stands for
+ * (withQuerystringAsQuery), the path's the operation declares again left out first. `open` says
+ * whether a querystring among them takes keys it does not name.
+ */
+export function parametersAsToolsRead(
+  doc: OpenApiDocument,
+  own: unknown[],
+  path: unknown[],
+): { own: unknown[]; path: unknown[]; open: boolean } {
+  const redeclared = new Set(own.map((p) => parameterKey(resolveRef<Record<string, unknown>>(doc, p))));
+  const ownRead = withQuerystringAsQuery(doc, own);
+  const pathRead = withQuerystringAsQuery(
+    doc,
+    path.filter((p) => !redeclared.has(parameterKey(resolveRef<Record<string, unknown>>(doc, p)))),
+  );
+  return { own: ownRead.parameters, path: pathRead.parameters, open: ownRead.open || pathRead.open };
+}
+
 /**
  * Path-level and operation-level parameters, the operation's winning where both name one. A
  * parameter `in: querystring` (OpenAPI 3.2: the whole query string as one value) is the query
@@ -38,12 +62,15 @@ export const isIgnoredHeader = (p: { in?: unknown; name?: unknown }) =>
 export function parametersOf(doc: OpenApiDocument, pathLevel: unknown[], opLevel: unknown[], where: string, unread: string[]): Parameter[] {
   const byKey = new Map<string, Parameter>();
   const querystrings: string[] = [];
+  // The path's parameters the operation declares again are its own alone (a querystring too, before it stands for others).
+  const own = new Set(opLevel.map((item, i) => parameterKey(resolveRef<Record<string, unknown>>(doc, item, `${where}/parameters/${i}`))));
   for (const [list, at] of [
     [pathLevel, `${where}/..`],
     [opLevel, where],
   ] as const) {
     list.forEach((item, i) => {
       const resolved = resolveRef<Record<string, unknown>>(doc, item, `${at}/parameters/${i}`);
+      if (list === pathLevel && own.has(parameterKey(resolved))) return;
       let each = [resolved];
       if (resolved.in === 'querystring' && typeof resolved.name === 'string' && isOpenApi32(doc)) {
         querystrings.push(resolved.name);
@@ -58,7 +85,7 @@ export function parametersOf(doc: OpenApiDocument, pathLevel: unknown[], opLevel
         if (isIgnoredHeader(p)) continue;
         const schema = p.schema ?? Object.values((p.content as Record<string, MediaTypeObject> | undefined) ?? {})[0]?.schema;
         const type = resolveRef<{ type?: unknown } | undefined>(doc, schema, `${at}/parameters/${i}/schema`)?.type;
-        byKey.set(`${p.in as string}:${p.in === 'header' ? p.name.toLowerCase() : p.name}`, {
+        byKey.set(parameterKey(p), {
           name: p.name,
           in: p.in as Parameter['in'],
           required: p.required === true || p.in === 'path',

@@ -6,6 +6,24 @@ import { isOpenApi32, resolveRef, type OpenApiDocument } from './document.js';
  */
 
 /**
+ * What a querystring's schema may say of the object as a whole where its properties are read as
+ * query parameters: its type, the properties it requires (each one it names), whether it takes
+ * others (true or false), and words.
+ */
+const OBJECT_KEYWORDS = new Set([
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'title',
+  'description',
+  'example',
+  'examples',
+  'deprecated',
+  '$comment',
+]);
+
+/**
  * The query parameters a parameter `in: querystring` (OpenAPI 3.2: the whole query string as one
  * value, of the media type its `content` names) stands for, where its media type is
  * `application/x-www-form-urlencoded` and its schema an object of named properties: one `in:
@@ -30,6 +48,18 @@ export function querystringAsQuery(
   const properties = schema?.properties;
   if (!schema || !properties || typeof properties !== 'object' || (schema.type !== undefined && schema.type !== 'object'))
     return { reason: `${named}, and its schema is not an object of named properties, which this version of contract-kit reads` };
+  // A keyword about the object as a whole would go unchecked once its properties are parameters of their own.
+  const unread = Object.keys(schema).find(
+    (key) =>
+      !key.startsWith('x-') &&
+      (!OBJECT_KEYWORDS.has(key) ||
+        (key === 'additionalProperties' && typeof schema[key] !== 'boolean') ||
+        (key === 'required' && !(schema.required as unknown[]).every((name) => typeof name === 'string' && name in properties))),
+  );
+  if (unread !== undefined)
+    return {
+      reason: `${named}, and its schema's ${unread} is about the object as a whole, which this version of contract-kit does not check in a querystring yet`,
+    };
   const required = Array.isArray(schema.required) ? (schema.required as unknown[]) : [];
   return {
     parameters: Object.entries(properties as Record<string, unknown>).map(([name, property]) => {

@@ -1,7 +1,7 @@
 import { resolveRef, toolOpenApiVersion, unescapePointer, type OpenApiDocument } from '../contract/document.js';
 import { isAddedMethod, operationObject } from '../contract/methods.js';
 import { isIgnoredHeader, type Operation } from '../contract/operations.js';
-import { withQuerystringAsQuery } from '../contract/querystring.js';
+import { parameterKey, parametersAsToolsRead } from '../contract/parameters.js';
 import { lengthBeforePattern } from './length-before-pattern.js';
 import { streamedRequests } from './stream-media.js';
 import { essenceOf, kindOf, type BodyKind } from './media-types.js';
@@ -149,14 +149,16 @@ function validatorOperation(doc: OpenApiDocument, op: Operation, item: Record<st
   // The path's parameters but those the operation declares again (a header by its name in any case), then its own:
   // the validator merges them by their exact name, and would check a header with the path's schema.
   // A parameter in: querystring (OpenAPI 3.2), which the validator does not know, as the query parameters it stands for.
-  const opLevel = withQuerystringAsQuery(doc, (operation.parameters as unknown[] | undefined) ?? []);
-  const itemLevel = withQuerystringAsQuery(doc, (item.parameters as unknown[] | undefined) ?? []);
-  if (opLevel.open || itemLevel.open) operation['x-eov-allow-unknown-query-parameters'] = true;
-  const own = (renamed(doc, opLevel.parameters, names, where) ?? []) as { in: string; name: string }[];
-  const key = (p: { in: string; name: string }) => `${p.in}:${p.in === 'header' ? p.name.toLowerCase() : p.name}`;
-  const overridden = new Set(own.map(key));
-  const pathLevel = ((renamed(doc, itemLevel.parameters, names, where) ?? []) as { in: string; name: string }[]).filter(
-    (p) => !overridden.has(key(p)),
+  const read = parametersAsToolsRead(
+    doc,
+    (operation.parameters as unknown[] | undefined) ?? [],
+    (item.parameters as unknown[] | undefined) ?? [],
+  );
+  if (read.open) operation['x-eov-allow-unknown-query-parameters'] = true;
+  const own = (renamed(doc, read.own, names, where) ?? []) as { in: string; name: string }[];
+  const overridden = new Set(own.map(parameterKey));
+  const pathLevel = ((renamed(doc, read.path, names, where) ?? []) as { in: string; name: string }[]).filter(
+    (p) => !overridden.has(parameterKey(p)),
   );
   operation.parameters = [...pathLevel, ...own];
   // The query parameters and headers its path key names after `#` or `?`, where it declares none of that name.

@@ -2,10 +2,11 @@ import type { IncomingMessage as Message, ServerResponse as Answer } from 'node:
 import { createRequire } from 'node:module';
 import { Socket } from 'node:net';
 import type { Request, RequestHandler, Response } from 'express';
+import { isAddedMethod } from '../contract/methods.js';
 import type { Operation } from '../contract/operations.js';
 import { essenceOf, kindOf, type BodyKind } from './media-types.js';
 import { coercesBody, isValidatorError } from './validation.js';
-import { pathParameterNames, validatorUrl } from './validator-document.js';
+import { pathParameterNames, VALIDATOR_METHOD, validatorUrl } from './validator-document.js';
 import type { OperationValidators, ValidatorProgress } from './validators.js';
 
 // Required, not imported: an ES import of node:http loads undici (nodejs/node#59686).
@@ -122,7 +123,8 @@ async function injector(validators: OperationValidators, validateResponses: bool
       };
       const names = pathParameterNames(op);
       const req = new IncomingMessage(new Socket());
-      req.method = op.method.toUpperCase();
+      // As the validate step shows it: a method the validator does not know as the one its document gives it.
+      req.method = (isAddedMethod(op.method) ? VALIDATOR_METHOD : op.method).toUpperCase();
       req.url = validatorUrl(validators.slot(op), names, Object.fromEntries(names.map((name) => [name, 'x'])), '/');
       req.headers = contentType ? { 'content-type': contentType } : {};
       app(req, new ServerResponse(req));
