@@ -1,5 +1,11 @@
-import { METHODS } from 'node:http';
+import { createRequire } from 'node:module';
 import { escapePointer, isOpenApi32, type OpenApiDocument } from './document.js';
+
+/**
+ * The methods an HTTP server of Node.js takes (its parser knows them, upper case). Required, not
+ * imported: an ES import of node:http loads undici (nodejs/node#59686).
+ */
+export const NODE_METHODS: readonly string[] = (createRequire(import.meta.url)('node:http') as { METHODS: string[] }).METHODS;
 
 /** HTTP methods an OpenAPI 3.0 and 3.1 path item may hold, in the order OpenAPI lists them. */
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -25,8 +31,8 @@ function addedMethodDefect(name: string, fixed: readonly string[]): string | nul
     return `its method ${name} is in additionalOperations, which may not hold one of the path item's own fields (${name.toLowerCase()})`;
   if (name === 'CONNECT')
     return 'its method CONNECT is one an HTTP server of Node.js takes apart from requests (a tunnel), never to a route';
-  if (!METHODS.includes(name))
-    return `its method ${name} is not one an HTTP server of Node.js takes${METHODS.includes(name.toUpperCase()) ? ` (methods are case-sensitive: ${name.toUpperCase()})` : ''}`;
+  if (!NODE_METHODS.includes(name))
+    return `its method ${name} is not one an HTTP server of Node.js takes${NODE_METHODS.includes(name.toUpperCase()) ? ` (methods are case-sensitive: ${name.toUpperCase()})` : ''}`;
   return null;
 }
 

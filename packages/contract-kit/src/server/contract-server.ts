@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
-import { METHODS } from 'node:http';
 import { hoistDeepSchemaRefs } from '../contract/deep-refs.js';
+import { NODE_METHODS } from '../contract/methods.js';
 import { listOperations, type Operation } from '../contract/operations.js';
 import { basePathsOf } from '../contract/servers.js';
 import { DEFAULT_BODY_LIMIT_BYTES } from './close-unread-body.js';
@@ -108,7 +108,7 @@ export function contractServer<Context extends object = object>(options: Contrac
   for (const op of operations) {
     checkOperation(op, label);
     // A method Node's HTTP parser does not take reaches no server: the operation is named at start (its defect).
-    if (!METHODS.includes(op.method.toUpperCase())) continue;
+    if (!NODE_METHODS.includes(op.method.toUpperCase())) continue;
     const handler = options.handlers[op.name];
     const reason = op.defect === null ? unwrittenHandler(op, handler) : null;
     if (reason) unwritten.push(reason);
