@@ -157,7 +157,7 @@ export async function createMock(options: MockOptions): Promise<Mock> {
       contract,
       label,
       handlers: Object.fromEntries(
-        operations.map((op, index) => [op.name, streamingMock(contract, op, schemas) ?? forwarder(op, index, side)]),
+        operations.map((op, index) => [op.name, streamingMock(contract, op, schemas, forwarder(op, index, side))]),
       ),
       security: Object.fromEntries([...securitySchemesOf(contract).keys()].map((name) => [name, anyone])),
     });

@@ -36,21 +36,27 @@ function mockItems(doc: OpenApiDocument, media: Record<string, unknown>, sse: bo
 
 /**
  * The mock's handler of an operation whose first success answers a stream (OpenAPI 3.2
- * `itemSchema`) in its first media type: that stream, its items framed by the kit; undefined for
- * any other operation, which Prism answers.
+ * `itemSchema`) in its first media type: that stream, its items framed by the kit, unless the
+ * request asks for another status (`Prefer: code=N`), which `otherwise` (Prism) answers, as it
+ * answers every other operation.
  */
-export function streamingMock(doc: OpenApiDocument, op: Operation, schemas: () => ContractSchemas): AnyHandler | undefined {
+export function streamingMock(doc: OpenApiDocument, op: Operation, schemas: () => ContractSchemas, otherwise: AnyHandler): AnyHandler {
   const streams = streamedAnswers(doc, op);
   const success = Object.keys(op.responses)
     .filter((s) => /^2\d\d$/.test(s))
     .sort()[0];
   const type = success === undefined ? undefined : Object.keys(op.responses[success]!.content)[0];
   const framing = type === undefined ? undefined : streams.get(`${success} ${type}`);
-  if (framing === undefined) return undefined;
+  if (framing === undefined) return otherwise;
   let items: unknown[] | undefined;
-  return () => ({
-    status: Number(success),
-    contentType: type,
-    body: (items ??= mockItems(doc, op.responses[success!]!.content[type!]!, framing === 'sse', schemas())),
-  });
+  return (input, context) => {
+    const prefer = context.request.headers.prefer;
+    const asked = typeof prefer === 'string' ? /(?:^|[;,\s])code=(\d{3})\b/.exec(prefer)?.[1] : undefined;
+    if (asked !== undefined && asked !== success) return otherwise(input, context);
+    return {
+      status: Number(success),
+      contentType: type,
+      body: (items ??= mockItems(doc, op.responses[success!]!.content[type!]!, framing === 'sse', schemas())),
+    };
+  };
 }

@@ -61,38 +61,46 @@ export async function send(target: ConformanceTarget, request: PlannedRequest): 
   return {
     status: response.status,
     headers: response.headers,
-    ...(await readBody(response)),
+    ...(await readAnswerBody(response)),
     reported: target.reportedViolations?.(response.headers),
   };
 }
 
-/** How long a streamed answer is read before the reading stops: a stream may never end (a feed). */
+/** How long a streamed answer is read at most before the reading stops: a stream may never end (a feed). */
 const STREAM_READ_MS = 2_000;
+/** How long a streamed answer may send nothing before the reading stops: a feed with nothing to tell waits. */
+const STREAM_IDLE_MS = 500;
 
 /**
  * The body of an answer; one of a sequential media type (a stream) read for STREAM_READ_MS at
- * most, saying whether it ended, and how it failed if it did (the server cut it off).
+ * most, or until it sends nothing for STREAM_IDLE_MS, saying whether it ended, and how it failed
+ * if it did (the server cut it off).
  */
-async function readBody(response: Response): Promise<Pick<ObservedResponse, 'text' | 'stream'>> {
+export async function readAnswerBody(response: Response): Promise<Pick<ObservedResponse, 'text' | 'stream'>> {
   const framing = framingOf(response.headers.get('content-type') ?? '');
   if (framing === undefined || !response.body) return { text: await response.text() };
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let stopped = false;
-  const timer = setTimeout(() => {
+  const stop = () => {
     stopped = true;
     void reader.cancel().catch(() => undefined);
-  }, STREAM_READ_MS);
+  };
+  const timer = setTimeout(stop, STREAM_READ_MS);
+  let idle = setTimeout(stop, STREAM_IDLE_MS);
   let text = '';
   try {
     for (;;) {
       const { value, done } = await reader.read();
       if (done) return { text, stream: { ended: !stopped } };
       text += value;
+      clearTimeout(idle);
+      idle = setTimeout(stop, STREAM_IDLE_MS);
     }
   } catch (error) {
     return { text, stream: { ended: false, failed: String((error as Error).cause ?? error) } };
   } finally {
     clearTimeout(timer);
+    clearTimeout(idle);
   }
 }
 

@@ -4,7 +4,7 @@
  * test runner with conformanceCases and runConformance).
  */
 export { ContractChecker, isJsonMediaType, type CheckerOptions, type ObservedResponse } from './checker.js';
-export { ConformanceViolation, type ConformanceTarget } from './answers.js';
+export { ConformanceViolation, readAnswerBody, type ConformanceTarget } from './answers.js';
 export { conformanceCases, runConformance, type CaseKind, type CaseOutcome, type ConformanceCase } from './conformance.js';
 export { propertyCases, type ValueOverrides } from './property.js';
 export type { Credential, CredentialSource } from './requests.js';
