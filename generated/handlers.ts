@@ -5,7 +5,8 @@ import type { Operations } from './operations.js';
 import type { Context } from '../src/service/http/context.js';
 import { listPets } from '../src/service/http/handlers/listPets.js';
 import { createPet } from '../src/service/http/handlers/createPet.js';
+import { followPets } from '../src/service/http/handlers/followPets.js';
 import { getPet } from '../src/service/http/handlers/getPet.js';
 
 /** The handler of every operation, by name; each lives in its own file. */
-export const handlers = { listPets, createPet, getPet } satisfies Handlers<Operations, Context>;
+export const handlers = { listPets, createPet, followPets, getPet } satisfies Handlers<Operations, Context>;

@@ -29,6 +29,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/pets/feed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow the animals added
+         * @description A stream of server-sent events (`text/event-stream`): an `added` event for each animal
+         *     added from now on, in the order of their `id`s, whichever instance of the service added
+         *     it. Each event's `id` is the animal's `id`, its `data` the animal as JSON. To resume after
+         *     a break, send the last `id` received as `Last-Event-ID` (the generated client does; a
+         *     browser's `EventSource` sends no `Authorization` header, so use the client): the stream
+         *     goes on from the animal after it, none lost and none repeated, also after a restart of
+         *     the service. The stream stays open; a comment line every 15 seconds keeps it alive. The
+         *     request counts once against the key's plan.
+         */
+        get: operations["followPets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/pets/{petId}": {
         parameters: {
             query?: never;
@@ -610,6 +637,49 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    followPets: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The `id` of the last event received; the stream resumes with the animal after it.
+                 * @example 42
+                 */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events, as animals are added. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": {
+                        /** @description The animal's `id`. */
+                        id: string;
+                        /** @enum {string} */
+                        event: "added";
+                        /** @description The animal added, as JSON. */
+                        data: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];

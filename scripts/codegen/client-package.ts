@@ -8,7 +8,7 @@ const CLIENT_DIR = 'packages/client';
 
 const readIfThere = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8') : undefined);
 
-/** The client's generated folder: its own copy of the contract's types (it is published alone), its version and servers. */
+/** The client's generated folder: its own copy of the contract's types and stream reader (it is published alone), its version and servers. */
 function clientFiles({ contract, files, out, spec }: GenerateInput): Record<string, string> {
   const types = files.get(join(out, 'openapi.ts'));
   if (types === undefined) throw new Error(`the kit wrote no ${join(out, 'openapi.ts')} to copy`);
@@ -19,7 +19,13 @@ function clientFiles({ contract, files, out, spec }: GenerateInput): Record<stri
     `export const apiVersion = ${JSON.stringify(contract.info.version)};\n\n` +
     '/** The deployments of the contract (`servers`), by lower-cased description. */\n' +
     `export const servers = ${JSON.stringify(servers, null, 2)} as const;\n`;
-  return { [`${CLIENT_DIR}/src/generated/openapi.ts`]: types, [`${CLIENT_DIR}/src/generated/contract.ts`]: contractTs };
+  // The kit's reader of streamed answers (server-sent events), which followPets reads the feed with.
+  const streams = files.get(join(out, 'streams.ts'));
+  return {
+    [`${CLIENT_DIR}/src/generated/openapi.ts`]: types,
+    [`${CLIENT_DIR}/src/generated/contract.ts`]: contractTs,
+    ...(streams === undefined ? {} : { [`${CLIENT_DIR}/src/generated/streams.ts`]: streams }),
+  };
 }
 
 /**

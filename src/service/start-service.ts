@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { serve, type ServeOptions } from 'contract-kit';
 import { LISTENING_SOCKETS, SETTINGS } from './config/settings.js';
-import { anonymousRateLimitHeaders, BODY_LIMIT_BYTES, createApp, type AppDependencies } from './http/app.js';
+import { BODY_LIMIT_BYTES, createApp, type AppDependencies } from './http/app.js';
+import { anonymousRateLimitHeaders } from './http/middleware/rate-limit.js';
 
 /** The HTTP server's timeouts, in milliseconds (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS). */
 export type HttpTimeouts = Required<Pick<ServeOptions, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs'>>;
@@ -59,7 +60,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const { port, host, timeouts, connections, shutdownTimeoutMs, shutdownLingerMs, alsoClose = [], ...dependencies } = options;
   const { logger } = dependencies;
   let stopping = false;
-  const { app, ready, answerOf, corsHeaders } = createApp({ ...dependencies, stopping: () => stopping });
+  const { app, ready, answerOf, corsHeaders, endStreams } = createApp({ ...dependencies, stopping: () => stopping });
   const rateLimitHeadersFor = anonymousRateLimitHeaders(dependencies);
   const served = await serve(app, {
     port,
@@ -92,7 +93,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         { requestId: headers['x-request-id'], status, reason, ip: address },
         handedToApp ? 'refused: its body is not valid HTTP' : 'refused before routing',
       ),
-    onStopping: () => (stopping = true),
+    // Open streams (GET /pets/feed) end at once: their clients resume from another instance, or this one restarted.
+    onStopping: () => {
+      stopping = true;
+      endStreams();
+    },
     onStop: async () => {
       await dependencies.store.close();
       for (const close of alsoClose) await close();

@@ -4,7 +4,8 @@
  * The page of the browser test (test/browser/client.system.test.ts), bundled with esbuild from the
  * published client package: what a frontend team's code does, from another origin than the API.
  * It reads the API's address and a Free key from its own query string, writes what it saw into
- * #result (JSON) and a table the screenshot shows.
+ * #result (JSON) and a table the screenshot shows; with `follow=N`, it follows the animals added
+ * (GET /pets/feed) until N have come.
  */
 import { createAnimalStoreClient, type Pet } from '@animal-store/client';
 
@@ -110,8 +111,22 @@ async function run(): Promise<PageResult> {
   };
 }
 
+/** With ?follow=N: the animals added, through followPets, until N have come; what a live page does. */
+async function followAdded(count: number): Promise<{ followed: string[] }> {
+  const followed: string[] = [];
+  const stop = new AbortController();
+  document.querySelector('#result')!.setAttribute('data-following', '');
+  for await (const pet of client.followPets({ signal: stop.signal })) {
+    followed.push(pet.name);
+    show('added', `#${pet.id} ${pet.name}`);
+    if (followed.length === count) stop.abort();
+  }
+  return { followed };
+}
+
 const output = document.querySelector('#result')!;
-run().then(
+const following = params.get('follow');
+(following === null ? run() : followAdded(Number(following))).then(
   (result) => {
     output.textContent = JSON.stringify(result);
     output.setAttribute('data-done', 'ok');

@@ -108,4 +108,21 @@ describe.runIf(browserTestsEnabled)('the client package in Chromium, cross-origi
     expect(consoleErrors.join('\n')).not.toMatch(/CORS|Access-Control/);
     await page.close();
   }, 120_000);
+
+  it('follows the animals added, as server-sent events through the client, in the order they were added', async () => {
+    const key = await api.newKey('free');
+    const page = await browser.newPage();
+    await page.goto(`${pageOrigin}/?api=${encodeURIComponent(api.baseUrl)}&key=${encodeURIComponent(key)}&follow=2`);
+    // Empty until the first animal comes: attached, not yet visible.
+    await page.waitForSelector('#result[data-following]', { state: 'attached' });
+    // The page's request reaches the service before the animals are added.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    for (const name of ['Live Rex', 'Live Tom']) {
+      const { response } = await api.client(key).POST('/pets', { body: { name, categoryId: 1 } });
+      expect(response.status).toBe(201);
+    }
+    await page.waitForSelector('#result[data-done]', { timeout: 30_000 });
+    expect(JSON.parse((await page.textContent('#result')) ?? '{}')).toEqual({ followed: ['Live Rex', 'Live Tom'] });
+    await page.close();
+  }, 60_000);
 });

@@ -75,7 +75,9 @@ function breakingValues({ schema, required }: { schema: Schema; required: boolea
   if (number('minLength')) values.push('x'.repeat(number('minLength')! - 1));
   if (number('maxLength') !== undefined) values.push('x'.repeat(number('maxLength')! + 1));
   if (Array.isArray(schema.enum)) values.push('probe-not-one-of-them');
-  if (typeof schema.pattern === 'string') values.push(' ', '\u0000');
+  // Those the pattern refuses of a few: a header takes neither a lone space nor NUL, but a letter or a dash.
+  if (typeof schema.pattern === 'string')
+    values.push(...[' ', '\u0000', '-', 'x'].filter((v) => !new RegExp(schema.pattern as string, 'u').test(v)));
   return values;
 }
 
@@ -184,8 +186,14 @@ describe("the contract's error examples", () => {
         const said: string[] = [];
         for (const broken of breakingValues(found!)) {
           const request = exampleRequest(doc, op!, { field: detail.field, value: broken });
-          const answer = await send(request.path, { ...request.init, headers: { ...request.init.headers, ...headers } });
-          if (answer.status !== 400) continue;
+          // A value fetch cannot send in a header (a lone space, NUL) is no request.
+          const answer = await send(request.path, { ...request.init, headers: { ...request.init.headers, ...headers } }).catch(
+            (error: unknown) => {
+              if (error instanceof TypeError && /header value/.test(error.message)) return undefined;
+              throw error;
+            },
+          );
+          if (answer?.status !== 400) continue;
           const body = (await answer.json()) as ErrorBody;
           expect({ code: body.code, message: body.message, status: body.status }).toEqual({
             code: value.code,

@@ -46,8 +46,8 @@ async function runWith(change: (r: Intercepted) => Intercepted, { errors = false
   tamper = change;
   try {
     return errors
-      ? await runContractCases(refusingTarget, blindChecker, (c) => c.validRequestsOnly === true)
-      : await runContractCases(target, blindChecker, (c) => c.prismRoutesElsewhere !== true);
+      ? await runContractCases(refusingTarget, blindChecker, (c) => c.validRequestsOnly === true && c.endlessStream !== true)
+      : await runContractCases(target, blindChecker, (c) => c.prismRoutesElsewhere !== true && c.endlessStream !== true);
   } finally {
     tamper = (r) => r;
   }

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { readAnswerBody } from 'contract-kit/testing';
 import type { ObservedResponse } from '../contract/conformance.js';
 import type { AuthKind, GeneratedRequest } from './arbitraries-from-spec.js';
 
@@ -73,7 +74,7 @@ export async function sendRaw(wire: WireRequest): Promise<ObservedResponse> {
   const headers = new Headers();
   for (const [name, value] of wire.headers) headers.append(name, value);
   const response = await fetch(wire.url, { method: wire.method, headers, body: wire.body });
-  return { status: response.status, headers: response.headers, text: await response.text() };
+  return { status: response.status, headers: response.headers, ...(await readAnswerBody(response)) };
 }
 
 /** A loosely typed view of the typed client, for requests built from the contract at run time. */
@@ -89,18 +90,20 @@ type AnyClient = {
 export async function sendTyped(client: object, request: GeneratedRequest, keys: RunKeys): Promise<ObservedResponse> {
   if (!request.typed) throw new Error('only valid requests have typed values');
   const typed = client as AnyClient;
-  let text: Promise<string> = Promise.resolve('');
-  // openapi-fetch parses error bodies; the checks want the text as it came.
-  typed.use({ onResponse: ({ response }) => void (text = response.clone().text()) });
+  let answer: Response | undefined;
+  // openapi-fetch parses error bodies; the checks want the text as it came (a stream's, as far as it is read).
+  typed.use({ onResponse: ({ response }) => void (answer = response.clone()) });
   const headers: Record<string, string> = { Authorization: `Bearer ${keys.valid}`, ...request.typed.header };
   if (request.body) headers['Content-Type'] = request.body.contentType;
   const { response } = await typed.request(request.method.toLowerCase(), request.path, {
     params: { path: request.typed.path, query: request.typed.query },
     headers,
     ...(request.body ? { body: request.typed.body } : {}),
-    parseAs: 'text',
+    // A success's body is left to be read from the clone: a stream (GET /pets/feed) never ends by itself.
+    parseAs: 'stream',
   });
-  return { status: response.status, headers: response.headers, text: await text };
+  if (response.ok) void response.body?.cancel().catch(() => undefined);
+  return { status: response.status, headers: response.headers, ...(await readAnswerBody(answer!)) };
 }
 
 /**

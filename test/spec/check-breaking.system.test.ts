@@ -126,8 +126,8 @@ describe('compareContracts (Redocly diff with the contract’s rules)', () => {
     );
     const removed = result.breaking.filter((c) => c.ruleId === 'property-removed');
     expect(removed).toHaveLength(1);
-    // Every operation of the contract whose responses hold a Pet, by $ref (GET /pets in an array).
-    expect(new Set(removed[0]!.operations)).toEqual(new Set(['GET /pets', 'POST /pets', 'GET /pets/{petId}']));
+    // Every operation of the contract whose responses hold a Pet, by $ref (GET /pets in an array, GET /pets/feed in its events' data).
+    expect(new Set(removed[0]!.operations)).toEqual(new Set(['GET /pets', 'POST /pets', 'GET /pets/feed', 'GET /pets/{petId}']));
     expect(removed[0]!.operations[0]).toBe(removed[0]!.where);
   });
 

@@ -43,7 +43,9 @@ export function exampleRequest(doc: OpenApiDocument, op: Operation, change?: Inp
   const query = new URLSearchParams();
   const headers: Record<string, string> = {};
   for (const p of op.parameters) {
-    const changed = change?.field === `${p.in}.${p.name}`;
+    // A 400 names a header in lower case, as HTTP reads its name in any case.
+    const named = p.in === 'header' ? `header.${p.name.toLowerCase()}` : `${p.in}.${p.name}`;
+    const changed = change !== undefined && (p.in === 'header' ? change.field.toLowerCase() : change.field) === named;
     if (!p.required && !changed) continue;
     const value = changed ? change.value : exampleOf(doc, op, p);
     if (value === undefined) continue;

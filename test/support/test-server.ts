@@ -61,6 +61,8 @@ export interface TestServerOptions {
   metrics?: ServiceMetrics;
   /** The rendered reference served at /docs. @default build/docs/index.html */
   docsPath?: string;
+  /** The loopback port to listen on (another instance's, after it stopped). @default a free one */
+  port?: number;
 }
 
 /** The real app on a throw-away SQLite file, listening on a free loopback port, with a fake clock. */
@@ -97,7 +99,7 @@ export async function startTestServer(options: TestServerOptions = {}) {
     docsPath: options.docsPath,
     timeouts: options.timeouts,
     connections: options.connections,
-    port: 0,
+    port: options.port ?? 0,
     host: '127.0.0.1',
     alsoClose: [() => rmSync(dir, { recursive: true, force: true })],
   });

@@ -6,11 +6,13 @@ import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import { servers } from './generated/contract.js';
 import type { components, paths } from './generated/openapi.js';
 import { parseNextLink } from './link-header.js';
+import { stream } from './generated/streams.js';
 import { realClock, retryingFetch, type ClientClock, type RateLimitState, type RetryOptions } from './retrying-fetch.js';
 
 export { apiVersion, servers } from './generated/contract.js';
 export type { components, operations, paths } from './generated/openapi.js';
 export type { ClientClock, RateLimitState, RetryOptions } from './retrying-fetch.js';
+export { StreamRefused } from './generated/streams.js';
 
 /** An animal in the store. */
 export type Pet = components['schemas']['Pet'];
@@ -66,6 +68,14 @@ export interface ListAllPetsOptions {
   signal?: AbortSignal;
 }
 
+/** Options of {@link AnimalStoreClient.followPets}. */
+export interface FollowPetsOptions {
+  /** Where to resume: the `id` of the last animal received. @default the animals added from now on */
+  lastEventId?: string;
+  /** Stops the stream, and any wait to reconnect, when aborted. */
+  signal?: AbortSignal;
+}
+
 /** The client: openapi-fetch's typed GET/POST/…, plus what the contract asks clients to do. */
 export interface AnimalStoreClient extends Client<paths> {
   /** The `X-RateLimit-*` headers of the last response, or null before the first. */
@@ -75,6 +85,13 @@ export interface AnimalStoreClient extends Client<paths> {
    * following the `Link: rel="next"` header. Throws an {@link AnimalStoreError} when a page fails.
    */
   listAllPets(options?: ListAllPetsOptions): AsyncGenerator<Pet, void, undefined>;
+  /**
+   * The animals added, as the service adds them (GET /pets/feed's server-sent events), in id
+   * order. After an end or a failure it asks again from the last animal received (Last-Event-ID),
+   * so none is lost or repeated; a refusal (401, 429 past its retries) throws `StreamRefused`.
+   * Leaving the loop, or `signal`, ends the request.
+   */
+  followPets(options?: FollowPetsOptions): AsyncGenerator<Pet, void, undefined>;
 }
 
 /** A page the iterator could not get; `body` is the service's Error body when it sent one. */
@@ -124,6 +141,35 @@ function readRateLimit(response: Response): RateLimitState | null {
   const reset = response.headers.get('X-RateLimit-Reset');
   if (limit === null || remaining === null || reset === null) return null;
   return { limit: Number(limit), remaining: Number(remaining), reset: new Date(Number(reset) * 1000) };
+}
+
+/** AnimalStoreClient.listAllPets, through `client`: GET /pets, one page after another by its Link: rel="next". */
+function petPages(client: Client<paths>) {
+  return async function* listAllPets(list: ListAllPetsOptions = {}): AsyncGenerator<Pet, void, undefined> {
+    let cursor: string | undefined;
+    do {
+      const { data, error, response } = await client.GET('/pets', {
+        params: { query: { limit: list.pageSize ?? 100, status: list.status, cursor } },
+        signal: list.signal,
+      });
+      if (!data) throw new AnimalStoreError(response.status, error);
+      yield* data;
+      cursor = parseNextLink(response.headers.get('Link'))?.searchParams.get('cursor') ?? undefined;
+    } while (cursor !== undefined);
+  };
+}
+
+/** AnimalStoreClient.followPets, through `client`: GET /pets/feed read by the contract's stream reader, resumed by Last-Event-ID. */
+function petFeed(client: Client<paths>) {
+  return async function* followPets({ lastEventId, signal }: FollowPetsOptions = {}): AsyncGenerator<Pet, void, undefined> {
+    const events = stream<{ data: string }>(
+      (headers, stopped) => client.GET('/pets/feed', { params: { header: headers }, signal: stopped, parseAs: 'stream' }),
+      'sse',
+      true,
+      { lastEventId, signal },
+    );
+    for await (const event of events) yield JSON.parse(event.data) as Pet;
+  };
 }
 
 /**
@@ -177,21 +223,9 @@ export function createAnimalStoreClient(options: AnimalStoreClientOptions): Anim
   };
   client.use(behaviour);
 
-  async function* listAllPets(list: ListAllPetsOptions = {}): AsyncGenerator<Pet, void, undefined> {
-    let cursor: string | undefined;
-    do {
-      const { data, error, response } = await client.GET('/pets', {
-        params: { query: { limit: list.pageSize ?? 100, status: list.status, cursor } },
-        signal: list.signal,
-      });
-      if (!data) throw new AnimalStoreError(response.status, error);
-      yield* data;
-      cursor = parseNextLink(response.headers.get('Link'))?.searchParams.get('cursor') ?? undefined;
-    } while (cursor !== undefined);
-  }
-
   return Object.defineProperties(client, {
     rateLimit: { get: () => rateLimit, enumerable: true },
-    listAllPets: { value: listAllPets, enumerable: true },
+    listAllPets: { value: petPages(client), enumerable: true },
+    followPets: { value: petFeed(client), enumerable: true },
   }) as AnimalStoreClient;
 }

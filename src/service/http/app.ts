@@ -10,19 +10,19 @@ import { previousVersions, type PreviousVersion } from '../../contract/released-
 import type { Clock } from '../clock.js';
 import type { KeyEnvironment } from '../keys/key-format.js';
 import { BannedAddresses } from '../limits/banned-addresses.js';
-import { addressSubject } from '../limits/client-address.js';
 import { RateLimiter } from '../limits/limiter.js';
 import { memoryCounters } from '../limits/memory-counters.js';
 import { NO_METRICS, type ServiceMetrics } from '../metrics/service-metrics.js';
 import { PUBLIC_LIMITS, type Limits, type PublicLimits } from '../limits/plans.js';
 import type { Store } from '../store/store.js';
 import { afterTheAnswer, errorBody, problemOf, reportError } from './error-body.js';
+import { PetFeed } from '../feed/pet-feed.js';
 import { handlerContext } from './handler-context.js';
 import { healthz, readyz } from './health.js';
 import type { Handlers } from './handler-types.js';
 import { apiKeyVerifier, authenticateUnmatched, noteCaller, REALM, requireKey } from './middleware/authenticate.js';
 import { idempotency, recordAnswer } from './middleware/idempotency.js';
-import { addressLimitHeaders, limitPublic, rateLimit, rateLimitHeaders } from './middleware/rate-limit.js';
+import { addressLimitHeaders, limitPublic, rateLimit } from './middleware/rate-limit.js';
 import { refuseBadHost } from './middleware/host-header.js';
 import { requestContext } from './middleware/request-context.js';
 import { canonicalPetNames } from './pet-name.js';
@@ -60,7 +60,12 @@ export interface AppDependencies {
   metrics?: ServiceMetrics;
   /** True once the service is stopping: `/readyz` answers 503 from then on. @default never */
   stopping?: () => boolean;
+  /** The animals added, as GET /pets/feed's followers read them. @default a PetFeed of `store` with its defaults */
+  feed?: PetFeed;
 }
+
+/** The dependencies, with what createApp makes of those not given. */
+type WiredDependencies = AppDependencies & { feed: PetFeed };
 
 /** The service's Express app, and when it is ready to be sent requests. */
 export interface App {
@@ -73,6 +78,8 @@ export interface App {
   answerOf: ContractServer['answerOf'];
   /** The CORS headers of an answer made outside Express, for a request's Origin. */
   corsHeaders: (origin?: string) => Record<string, string>;
+  /** Ends every open stream (GET /pets/feed's, of each version), as the service stops (contract-kit's endStreams). */
+  endStreams: () => void;
 }
 
 /**
@@ -90,9 +97,10 @@ export function createApp(deps: AppDependencies): App {
   const publicLimiter = new RateLimiter(memoryCounters(), deps.clock, { banAfterRefusals: Number.MAX_SAFE_INTEGER, banSeconds: 1 });
   // Addresses this instance saw banned: their unknown keys are not looked up in the store.
   const bannedAddresses = new BannedAddresses(deps.clock, deps.limiter.validKeys);
-  const kit = serveContract(deps, doc, 'openapi.yaml', handlers, bannedAddresses);
+  const wired = { ...deps, feed: deps.feed ?? new PetFeed(deps.store) };
+  const kit = serveContract(wired, doc, 'openapi.yaml', handlers, bannedAddresses);
   const previous = (deps.previousVersions ?? (deps.spec ? [] : previousVersions(SPEC_PATH, doc))).map((version) =>
-    servePreviousVersion(deps, version, kit, handlers, bannedAddresses),
+    servePreviousVersion(wired, version, kit, handlers, bannedAddresses),
   );
   const kits = [kit, ...previous];
   let validatorsReady = false;
@@ -135,7 +143,8 @@ export function createApp(deps: AppDependencies): App {
   app.use(kit.notFound);
   app.use(kit.errorHandler);
   app.use(afterTheAnswer);
-  return { app, ready, stepsOf: kit.stepsOf, answerOf: kit.answerOf, corsHeaders: cors.headersFor };
+  const endStreams = () => kits.forEach((k) => k.endStreams());
+  return { app, ready, stepsOf: kit.stepsOf, answerOf: kit.answerOf, corsHeaders: cors.headersFor, endStreams };
 }
 
 /**
@@ -146,7 +155,7 @@ export function createApp(deps: AppDependencies): App {
  * strict parameters, the body, the validator, the pet name's canonical form, the
  * Idempotency-Key, the handler.
  */
-function serveContract(deps: AppDependencies, doc: OpenApiDocument, label: string, handlers: Handlers, bannedAddresses: BannedAddresses) {
+function serveContract(deps: WiredDependencies, doc: OpenApiDocument, label: string, handlers: Handlers, bannedAddresses: BannedAddresses) {
   const metrics = deps.metrics ?? NO_METRICS;
   const limit = rateLimit(deps.limiter, deps.anonymousLimits, bannedAddresses, metrics);
   const [bearer] = Object.keys(doc.components?.securitySchemes ?? {});
@@ -171,7 +180,7 @@ function serveContract(deps: AppDependencies, doc: OpenApiDocument, label: strin
       }),
     },
     unmatched: unmatchedSteps(deps, bannedAddresses, limit),
-    context: handlerContext({ store: deps.store, clock: deps.clock }),
+    context: handlerContext({ store: deps.store, feed: deps.feed, clock: deps.clock }),
     beforeSend: recordAnswer(deps.store),
     problemOf,
     onError: reportError(metrics),
@@ -189,7 +198,7 @@ function serveContract(deps: AppDependencies, doc: OpenApiDocument, label: strin
  * @throws Error when it would be served under a path the current contract takes
  */
 function servePreviousVersion(
-  deps: AppDependencies,
+  deps: WiredDependencies,
   version: PreviousVersion,
   current: ReturnType<typeof serveContract>,
   handlers: Handlers,
@@ -234,13 +243,4 @@ function expressApp(trustProxy: boolean | number | string): Express {
   app.set('trust proxy', trustProxy);
   app.set('query parser', 'simple');
   return app;
-}
-
-/**
- * The rate-limit headers of a client address without a key, read without counting: for the
- * answers to requests Node refused before the app saw them (see start-service.ts).
- */
-export function anonymousRateLimitHeaders(deps: Pick<AppDependencies, 'limiter' | 'anonymousLimits'>) {
-  return async (address: string): Promise<Record<string, string>> =>
-    rateLimitHeaders(await deps.limiter.peek(addressSubject(undefined, address), deps.anonymousLimits));
 }

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
+import type { PetFeed } from '../feed/pet-feed.js';
 import type { HeldClaim, Store } from '../store/store.js';
 
 /**
@@ -8,6 +9,8 @@ import type { HeldClaim, Store } from '../store/store.js';
  */
 export interface Context {
   store: Store;
+  /** The animals added, as each follower reads them (GET /pets/feed). */
+  feed: PetFeed;
   clock: Clock;
   /** The version segment the API is served under (`/v1`), for links. */
   basePath: string;

@@ -2,12 +2,13 @@ import type { Request, Response } from 'express';
 import { requestBasePath } from 'contract-kit';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
+import type { PetFeed } from '../feed/pet-feed.js';
 import type { HeldClaim, Store } from '../store/store.js';
 import type { Context } from './context.js';
 import { localsOf, type RequestLocals } from './middleware/locals.js';
 
 /** What every request's handler context shares. */
-type SharedContext = Pick<Context, 'store' | 'clock'>;
+type SharedContext = Pick<Context, 'store' | 'feed' | 'clock'>;
 
 /**
  * The context of one request's handler (contract-kit adds the operation and the caller). A
@@ -16,6 +17,7 @@ type SharedContext = Pick<Context, 'store' | 'clock'>;
  */
 class RequestHandlerContext implements Context {
   readonly store: Store;
+  readonly feed: PetFeed;
   readonly clock: Clock;
   readonly basePath: string;
   readonly idempotency: HeldClaim | undefined;
@@ -23,6 +25,7 @@ class RequestHandlerContext implements Context {
 
   constructor(shared: SharedContext, basePath: string, locals: RequestLocals) {
     this.store = shared.store;
+    this.feed = shared.feed;
     this.clock = shared.clock;
     this.basePath = basePath;
     this.idempotency = locals.idempotency;

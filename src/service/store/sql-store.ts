@@ -116,6 +116,15 @@ export class SqlStore {
     return page.slice();
   }
 
+  /** The id of the last animal added, 0 before the first: where a feed that resumes from nothing begins. */
+  async lastPetId(): Promise<number> {
+    const row = await this.db
+      .selectFrom('pets')
+      .select((eb) => eb.fn.max('id').as('last'))
+      .executeTakeFirst();
+    return Number(row?.last ?? 0);
+  }
+
   async getPet(id: number): Promise<Pet | undefined> {
     const row = await this.db.selectFrom('pets').select(PET_SELECT).where('id', '=', id).executeTakeFirst();
     return row && petFromRow(row);

@@ -12,7 +12,7 @@ import { localsOf } from './locals.js';
 const OUTCOME: Record<LimitDecision['outcome'], LimitOutcome> = { allowed: 'allowed', rate_limited: 'refused', banned: 'banned' };
 
 /** X-RateLimit-Limit/Remaining/Reset of a decision: on the app's answers, and on those Node gives before the app sees the request. */
-export function rateLimitHeaders(decision: LimitDecision): Record<string, string> {
+function rateLimitHeaders(decision: LimitDecision): Record<string, string> {
   return {
     'X-RateLimit-Limit': String(decision.limit),
     'X-RateLimit-Remaining': String(decision.remaining),
@@ -87,4 +87,13 @@ export function limitPublic(limiter: RateLimiter, kind: keyof PublicLimits, limi
     enforce(res, await limiter.check(`${kind}:${address}`, limits, address), 'address');
     next();
   };
+}
+
+/**
+ * The rate-limit headers of a client address without a key, read without counting: for the
+ * answers to requests Node refused before the app saw them (see start-service.ts).
+ */
+export function anonymousRateLimitHeaders(deps: { limiter: RateLimiter; anonymousLimits: Limits }) {
+  return async (address: string): Promise<Record<string, string>> =>
+    rateLimitHeaders(await deps.limiter.peek(addressSubject(undefined, address), deps.anonymousLimits));
 }
