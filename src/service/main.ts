@@ -23,6 +23,7 @@ import { describeStore, openStore } from './open-store.js';
 import { serviceLog, type ServiceLog } from './service-log.js';
 import { SchemaTooNewError } from './store/schema-too-new-error.js';
 import type { Store } from './store/store.js';
+import { feedGapWaitMs, PetFeed } from './feed/pet-feed.js';
 
 const HELP = `Usage: npm start          (from the TypeScript sources, for development)
        npm run serve      (compiled by npm run build: starts faster)
@@ -63,11 +64,11 @@ async function main(): Promise<void> {
   const developmentKey = await developmentKeyFor(config, store);
   const purge = forgetExpiredIdempotencyKeys(store, logger);
   let metricsServer: Served | null = null;
-  // Read once: served by the app, named by the banner.
-  const earlierVersions = previousVersions();
+  const earlierVersions = previousVersions(); // read once: served by the app, named by the banner
   const service = await startService({
     previousVersions: earlierVersions,
     store,
+    feed: new PetFeed(store, { gapWaitMs: feedGapWaitMs(config.databaseQueryTimeoutMs) }), // see PetFeedOptions.gapWaitMs
     limiter: new RateLimiter(counters, systemClock, banPolicyOf(config)),
     clock: systemClock,
     logger,

@@ -71,6 +71,15 @@ describe('GET /pets/feed', () => {
     expect(follower.received).toEqual(later);
   });
 
+  it('begins at the last animal for a Last-Event-ID past it (another deployment, a restored database)', async () => {
+    const follower = follow(server.baseUrl, key, '999999999');
+    followers.push(follower);
+    await sleep(200);
+    const added = await add(server, key, 'After a restore');
+    await until(() => follower.received.length >= 1);
+    expect(follower.received).toEqual([added]);
+  });
+
   it('refuses a Last-Event-ID that is no id, and a request without a key, in the contract Error body', async () => {
     const bad = await fetch(`${server.baseUrl}/pets/feed`, { headers: { Authorization: `Bearer ${key}`, 'Last-Event-ID': 'x1' } });
     expect(bad.status).toBe(400);
@@ -101,6 +110,34 @@ describe('GET /pets/feed across a restart of the instance', () => {
       await until(() => follower.received.length >= 4);
       await sleep(300);
       expect(follower.received.map((pet) => pet.name)).toEqual(['One', 'Two', 'While away', 'After']);
+      expect(follower.received).toEqual(added);
+    } finally {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('GET /pets/feed across a restart before its first animal', () => {
+  it('goes on from where it began: an animal added while the instance was down is not lost', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'animal-store-feed-'));
+    const file = join(dir, 'store.db');
+    let server = await startTestServer({ store: SqliteStore.open(file) });
+    try {
+      const key = await server.newKey('business');
+      await add(server, key, 'Before');
+      const follower = follow(server.baseUrl, key);
+      followers.push(follower);
+      await sleep(300);
+      const { port } = server;
+      await server.close();
+      server = await startTestServer({ store: SqliteStore.open(file), port });
+      // Added before the client is back (it waits 1 s at least): it resumes from the stream's first event.
+      const added = [await add(server, key, 'While away')];
+      await until(() => follower.received.length >= 1);
+      added.push(await add(server, key, 'After'));
+      await until(() => follower.received.length >= 2);
+      await sleep(300);
       expect(follower.received).toEqual(added);
     } finally {
       await server.close();
@@ -158,6 +195,32 @@ describe.skipIf(!postgresEnabled())('GET /pets/feed on two instances of one Post
       ]);
     } finally {
       await held.end();
+      await server.close();
+    }
+  });
+
+  it('goes past at once an id no animal took long ago (a rolled-back INSERT), without waiting', async () => {
+    const schema = newSchemaName();
+    const server = await startTestServer({ store: await PostgresStore.open({ url: TEST_DATABASE_URL, schema }) });
+    const direct = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await direct.connect();
+    try {
+      const key = await server.newKey('business');
+      const before = await add(server, key, 'Before');
+      await direct.query(`SET search_path TO "${schema}"`);
+      // An id given and never used, then an animal added an hour ago after it.
+      await direct.query('BEGIN');
+      await direct.query("INSERT INTO pets (name, category_id, status) VALUES ('Rolled back', 1, 'available')");
+      await direct.query('ROLLBACK');
+      await direct.query(
+        "INSERT INTO pets (name, category_id, status, created_at) VALUES ('Old', 1, 'available', now() - interval '1 hour')",
+      );
+      const follower = follow(server.baseUrl, key, String(before.id));
+      followers.push(follower);
+      await until(() => follower.received.length >= 1, 3000);
+      expect(follower.received.map((pet) => [pet.name, pet.id])).toEqual([['Old', before.id + 2]]);
+    } finally {
+      await direct.end();
       await server.close();
     }
   });

@@ -87,8 +87,9 @@ export interface AnimalStoreClient extends Client<paths> {
   listAllPets(options?: ListAllPetsOptions): AsyncGenerator<Pet, void, undefined>;
   /**
    * The animals added, as the service adds them (GET /pets/feed's server-sent events), in id
-   * order. After an end or a failure it asks again from the last animal received (Last-Event-ID),
-   * so none is lost or repeated; a refusal (401, 429 past its retries) throws `StreamRefused`.
+   * order. After an end or a failure (5xx included) it asks again from the last event received
+   * (Last-Event-ID; the first tells where the stream begins), so none is lost or repeated; a
+   * refusal (401, 429 past its retries) throws `StreamRefused`.
    * Leaving the loop, or `signal`, ends the request.
    */
   followPets(options?: FollowPetsOptions): AsyncGenerator<Pet, void, undefined>;
@@ -162,13 +163,14 @@ function petPages(client: Client<paths>) {
 /** AnimalStoreClient.followPets, through `client`: GET /pets/feed read by the contract's stream reader, resumed by Last-Event-ID. */
 function petFeed(client: Client<paths>) {
   return async function* followPets({ lastEventId, signal }: FollowPetsOptions = {}): AsyncGenerator<Pet, void, undefined> {
-    const events = stream<{ data: string }>(
+    const events = stream<{ data?: string }>(
       (headers, stopped) => client.GET('/pets/feed', { params: { header: headers }, signal: stopped, parseAs: 'stream' }),
       'sse',
       true,
       { lastEventId, signal },
     );
-    for await (const event of events) yield JSON.parse(event.data) as Pet;
+    // The first event, of an id alone, tells where the stream begins: no animal.
+    for await (const event of events) if (event.data !== undefined) yield JSON.parse(event.data) as Pet;
   };
 }
 

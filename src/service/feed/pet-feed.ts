@@ -1,7 +1,7 @@
 import type { Pet, Store } from '../store/store.js';
 
-/** What the feed reads of the store: the animals after an id, and the last id given. */
-export type FeedStore = Pick<Store, 'listPets' | 'lastPetId'>;
+/** What the feed reads of the store: the animals after an id, the last id given, and when an animal was added. */
+export type FeedStore = Pick<Store, 'listPets' | 'lastPetId' | 'petAddedAt'>;
 
 /** How the feed follows the store. */
 export interface PetFeedOptions {
@@ -10,18 +10,24 @@ export interface PetFeedOptions {
   /**
    * How long a follower waits at a missing id before it goes past it. An id is given when an
    * animal's INSERT begins and seen when its transaction commits; two instances' transactions may
-   * commit out of order, and one rolled back leaves its id unused for good. Past this, the id is
-   * taken for unused: longer than an INSERT's transaction may last (the store's query timeout,
-   * twice: the INSERT and the Idempotency-Key's record). @default 11000
+   * commit out of order, and one rolled back leaves its id unused for good. An id whose next
+   * animal was added longer ago than this is taken for unused at once; else the follower waits
+   * until then. Longer than an INSERT's transaction may last: three statements (the INSERT, the
+   * Idempotency-Key's record, the COMMIT) of the store's query timeout each, and a second
+   * (see feedGapWaitMs). @default 16000
    */
   gapWaitMs?: number;
   /** Animals read at a time. @default 100 */
   pageSize?: number;
 }
 
+/** The gap wait of a store whose statements may each take `queryTimeoutMs` (see PetFeedOptions.gapWaitMs). */
+export const feedGapWaitMs = (queryTimeoutMs: number) => 3 * queryTimeoutMs + 1000;
+
 /** Waits `ms`, or less if `wake` is called or `signal` aborts first. */
 function pause(ms: number, signal: AbortSignal, waiting: Set<() => void>): Promise<void> {
   return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
     const done = () => {
       clearTimeout(timer);
       signal.removeEventListener('abort', done);
@@ -47,10 +53,12 @@ export class PetFeed {
   private readonly pageSize: number;
   /** The followers waiting for the next poll. */
   private readonly waiting = new Set<() => void>();
+  /** How many times this instance added an animal: a follower that read before the last one reads again. */
+  private additions = 0;
 
   constructor(
     private readonly store: FeedStore,
-    { pollMs = 1000, gapWaitMs = 11_000, pageSize = 100 }: PetFeedOptions = {},
+    { pollMs = 1000, gapWaitMs = feedGapWaitMs(5000), pageSize = 100 }: PetFeedOptions = {},
   ) {
     this.pollMs = pollMs;
     this.gapWaitMs = gapWaitMs;
@@ -59,41 +67,49 @@ export class PetFeed {
 
   /** Tells the followers of this instance that an animal was added: they read it now, not at their next poll. */
   added(): void {
+    this.additions++;
     for (const wake of [...this.waiting]) wake();
   }
 
-  /** How many followers are waiting for animals now. */
-  get followers(): number {
-    return this.waiting.size;
+  /**
+   * Where a follower begins: after `lastEventId` (the last animal it got), or after the last
+   * animal now when it has none, or when it names one past the last (from another deployment, or
+   * before a restore), which would wait for ids that may never come.
+   */
+  async start(lastEventId: number | undefined): Promise<number> {
+    const last = await this.store.lastPetId();
+    return lastEventId === undefined ? last : Math.min(lastEventId, last);
   }
 
   /**
-   * The animals added after `afterId` (after the last one in the store now, when undefined), in id
-   * order, as they are added; it ends when `signal` aborts. At a missing id it waits up to
-   * `gapWaitMs` for the animal to be committed before going past it (see PetFeedOptions).
+   * The animals added after `afterId`, in id order, as they are added; it ends when `signal`
+   * aborts. At a missing id it waits for the animal to be committed, up to `gapWaitMs` after the
+   * next one was added, before going past it (see PetFeedOptions).
    */
-  async *follow(afterId: number | undefined, signal: AbortSignal): AsyncGenerator<Pet> {
-    let last = afterId ?? (await this.store.lastPetId());
-    let gapSince: number | undefined;
+  async *follow(afterId: number, signal: AbortSignal): AsyncGenerator<Pet> {
+    let last = afterId;
+    /** Until when the follower waits at the missing id after `last`. */
+    let gapUntil: number | undefined;
     while (!signal.aborted) {
+      const additions = this.additions;
       const page = await this.store.listPets({ limit: this.pageSize, afterId: last });
       let heldAtGap = false;
       for (const pet of page) {
         if (pet.id !== last + 1) {
-          gapSince ??= Date.now();
-          if (Date.now() - gapSince < this.gapWaitMs) {
+          gapUntil ??= ((await this.store.petAddedAt(pet.id))?.getTime() ?? Date.now()) + this.gapWaitMs;
+          if (Date.now() < gapUntil) {
             heldAtGap = true;
             break;
           }
         }
-        gapSince = undefined;
+        gapUntil = undefined;
         last = pet.id;
         yield pet;
         if (signal.aborted) return;
       }
-      // A full page read whole: the next may follow at once.
-      if (!heldAtGap && page.length === this.pageSize) continue;
-      await pause(heldAtGap ? Math.min(this.pollMs, 100) : this.pollMs, signal, this.waiting);
+      // A full page read whole, or an animal added here while reading: the next may follow at once.
+      if (!heldAtGap && (page.length === this.pageSize || additions !== this.additions)) continue;
+      await pause(heldAtGap ? Math.min(this.pollMs, 250) : this.pollMs, signal, this.waiting);
     }
   }
 }

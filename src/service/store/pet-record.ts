@@ -24,6 +24,8 @@ export type PetsTable = {
   id: Generated<number>;
   /** JSON: SQLite gives the text, PostgreSQL the parsed object; written as text. */
   other_fields: ColumnType<string | object | null, string | null, never>;
+  /** When it was added (its default): SQLite gives ISO 8601 text, PostgreSQL a Date. Not part of an animal. */
+  created_at: ColumnType<string | Date, never, never>;
 } & { [F in ColumnField as (typeof PET_COLUMNS)[F]]: ColumnType<Pet[F], InsertOf<F>, Pet[F]> };
 
 const COLUMN_ENTRIES = Object.entries(PET_COLUMNS) as [ColumnField, (typeof PET_COLUMNS)[ColumnField]][];
@@ -32,7 +34,7 @@ const COLUMN_ENTRIES = Object.entries(PET_COLUMNS) as [ColumnField, (typeof PET_
 export const PET_SELECT = ['id', ...COLUMN_ENTRIES.map(([, column]) => column), 'other_fields'] as const;
 
 /** A pets row as PET_SELECT reads it. */
-export type PetRow = Selectable<PetsTable>;
+export type PetRow = Pick<Selectable<PetsTable>, (typeof PET_SELECT)[number]>;
 
 /** The fields of an animal to store that have no column of their own, as JSON; null when none. */
 function otherFieldsOf(pet: PetToCreate): string | null {

@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { placeholders, runCompiled, type CompiledOnce } from './compiled-once.js';
 import { ClaimLostError } from './claim-lost-error.js';
 import { claim, complete, heldBy } from './idempotency.js';
+import { toKey } from './key-record.js';
 import { PET_SELECT, petFromRow, petValues, type PetRow } from './pet-record.js';
 import type { ReadCaches } from './read-cache.js';
 import type {
@@ -36,19 +37,6 @@ type PageParameter = 'afterId' | 'status' | 'limit';
 
 /** Distinct values compiled into the page statement once, each found once among its parameters: where each parameter goes. */
 const PAGE_SENTINELS = { afterId: -7_001, status: '\u0000status', limit: -7_002 };
-
-const toKey = (row: Tables['api_keys']): ApiKeyRecord => ({
-  id: row.id,
-  name: row.name,
-  plan: row.plan,
-  perMinute: row.per_minute,
-  perDay: row.per_day,
-  environment: row.environment,
-  hash: row.hash,
-  displayPrefix: row.display_prefix,
-  createdAt: row.created_at,
-  revokedAt: row.revoked_at,
-});
 
 /**
  * The store, written once for SQLite and PostgreSQL with Kysely. A method that writes needs no
@@ -123,6 +111,16 @@ export class SqlStore {
       .select((eb) => eb.fn.max('id').as('last'))
       .executeTakeFirst();
     return Number(row?.last ?? 0);
+  }
+
+  /** When the animal `id` was added (its transaction's start, on PostgreSQL), or undefined when there is none. */
+  async petAddedAt(id: number): Promise<Date | undefined> {
+    return this.db
+      .selectFrom('pets')
+      .select('created_at')
+      .where('id', '=', id)
+      .executeTakeFirst()
+      .then((row) => row && new Date(row.created_at));
   }
 
   async getPet(id: number): Promise<Pet | undefined> {

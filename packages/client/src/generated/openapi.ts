@@ -40,11 +40,13 @@ export interface paths {
          * Follow the animals added
          * @description A stream of server-sent events (`text/event-stream`): an `added` event for each animal
          *     added from now on, in the order of their `id`s, whichever instance of the service added
-         *     it. Each event's `id` is the animal's `id`, its `data` the animal as JSON. To resume after
-         *     a break, send the last `id` received as `Last-Event-ID` (the generated client does; a
-         *     browser's `EventSource` sends no `Authorization` header, so use the client): the stream
-         *     goes on from the animal after it, none lost and none repeated, also after a restart of
-         *     the service. The stream stays open; a comment line every 15 seconds keeps it alive. The
+         *     it. Each event's `id` is the animal's `id`, its `data` the animal as JSON; the first
+         *     event has an `id` alone, where the stream begins. To resume after a break, send the last
+         *     `id` received as `Last-Event-ID` (the client package does; a browser's `EventSource` sends
+         *     no `Authorization` header, so use the client): the stream goes on from the animal after
+         *     it, none lost and none repeated, also after a restart of the service. A `Last-Event-ID`
+         *     past the last animal (from another deployment, or before a restore) begins at the last
+         *     animal. The stream stays open; a comment line every 15 seconds keeps it alive. The
          *     request counts once against the key's plan.
          */
         get: operations["followPets"];
@@ -669,12 +671,12 @@ export interface operations {
                 };
                 content: {
                     "text/event-stream": {
-                        /** @description The animal's `id`. */
+                        /** @description The animal's `id`; in the first event, the last one's before the stream. */
                         id: string;
                         /** @enum {string} */
-                        event: "added";
+                        event?: "added";
                         /** @description The animal added, as JSON. */
-                        data: string;
+                        data?: string;
                     };
                 };
             };

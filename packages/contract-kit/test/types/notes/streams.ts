@@ -124,9 +124,10 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 /**
  * The items of a streamed answer. With `reconnect` (an SSE operation that takes Last-Event-ID),
  * a stream that ends or fails is asked for again, from the last event's id, after the server's
- * `retry` (1 s by default; at least 100 ms, doubled after each attempt that brought no item),
- * until the signal aborts or the loop stops. A refusal (not 2xx), or an answer that is no stream
- * of its media type, ends it with StreamRefused. Leaving the loop aborts the request.
+ * `retry` (1 s by default; at least 100 ms, doubled after each attempt that brought no item, and
+ * up to half as long again at random), until the signal aborts or the loop stops; so is one
+ * answered 5xx. A refusal (another status not 2xx), or an answer that is no stream of its media
+ * type, ends it with StreamRefused. Leaving the loop aborts the request.
  */
 export async function* stream<T>(send: SendStream, framing: Framing, reconnect: boolean, options: StreamOptions = {}): AsyncGenerator<T> {
   const stopped = new AbortController();
@@ -158,11 +159,13 @@ export async function* stream<T>(send: SendStream, framing: Framing, reconnect: 
       } catch (error) {
         // Stopped by its signal: the stream ends, as an EventSource's close() ends it.
         if (signal.aborted) return;
-        if (!reconnect || error instanceof StreamRefused) throw error;
+        // A server failing for now (5xx) is asked again, as a stream that broke off is; a refusal is final.
+        if (!reconnect || (error instanceof StreamRefused && error.status < 500)) throw error;
       }
       if (!reconnect) return;
       fruitless = items > 0 ? 0 : fruitless + 1;
-      await pause(Math.max(wait, LEAST_WAIT_MS) * 2 ** Math.min(fruitless, 6), signal);
+      // Up to half as long again at random: the clients of a server that stopped do not all come back at once.
+      await pause(Math.max(wait, LEAST_WAIT_MS) * 2 ** Math.min(fruitless, 6) * (1 + Math.random() / 2), signal);
       if (signal.aborted) return;
     }
   } finally {
