@@ -1,10 +1,10 @@
 import { sql, type Kysely } from 'kysely';
 import { placeholders, runCompiled, type CompiledOnce } from './compiled-once.js';
 import { ClaimLostError } from './claim-lost-error.js';
+import type { EngineParts } from './engine-parts.js';
 import { claim, complete, heldBy } from './idempotency.js';
 import { toKey } from './key-record.js';
 import { PET_SELECT, petFromRow, petValues, type PetRow } from './pet-record.js';
-import type { ReadCaches } from './read-cache.js';
 import type {
   ApiKeyRecord,
   ClaimTiming,
@@ -18,19 +18,6 @@ import type {
   PetToCreate,
 } from './records.js';
 import type { Tables } from './tables.js';
-
-/** What an engine gives the store (sqlite/sqlite-store.ts, postgres/postgres-store.ts): every other difference stays there. */
-export interface EngineParts {
-  readonly engine: Engine;
-  /** Kysely on the engine's driver; its failures to reach or write the database reject with StoreUnavailableError. */
-  readonly db: Kysely<Tables>;
-  /** Caches for reads that only this process writes (SQLite); none where other instances write (PostgreSQL). */
-  readonly caches?: ReadCaches;
-  /** Rejects when the engine cannot serve beyond answering a query (SQLite: after a write the disk refused, or no room left). */
-  readonly checkReady?: () => Promise<void>;
-  /** Runs before the connections close (SQLite: lets statements already started finish). */
-  readonly beforeClose?: () => Promise<void>;
-}
 
 /** A parameter of the page statement. */
 type PageParameter = 'afterId' | 'status' | 'limit';
