@@ -88,62 +88,62 @@ describe('GET /pets/feed', () => {
   });
 });
 
-describe('GET /pets/feed across a restart of the instance', () => {
-  it('goes on from the last animal received: none lost, none repeated, those added while it was down included', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'animal-store-feed-'));
-    const file = join(dir, 'store.db');
-    let server = await startTestServer({ store: SqliteStore.open(file) });
-    try {
-      const key = await server.newKey('business');
-      const follower = follow(server.baseUrl, key);
-      followers.push(follower);
-      await sleep(200);
-      const added = [await add(server, key, 'One'), await add(server, key, 'Two')];
-      await until(() => follower.received.length >= 2);
+/**
+ * Runs `test` on a server of a SQLite file of its own; `restart` stops it and starts another on
+ * the same file and port, as an operator's restart does, and gives it.
+ */
+async function withRestarts(test: (first: TestServer, restart: () => Promise<TestServer>) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'animal-store-feed-'));
+  const file = join(dir, 'store.db');
+  let server = await startTestServer({ store: SqliteStore.open(file) });
+  try {
+    await test(server, async () => {
       const { port } = server;
       await server.close();
+      return (server = await startTestServer({ store: SqliteStore.open(file), port }));
+    });
+  } finally {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('GET /pets/feed across a restart of the instance', () => {
+  it('goes on from the last animal received: none lost, none repeated, those added while it was down included', () =>
+    withRestarts(async (first, restart) => {
+      const key = await first.newKey('business');
+      const follower = follow(first.baseUrl, key);
+      followers.push(follower);
+      await sleep(200);
+      const added = [await add(first, key, 'One'), await add(first, key, 'Two')];
+      await until(() => follower.received.length >= 2);
       // The same file, the same port: the client reconnects after its wait (1 s at least), and asks from Two.
-      server = await startTestServer({ store: SqliteStore.open(file), port });
-      added.push(await add(server, key, 'While away'));
+      const second = await restart();
+      added.push(await add(second, key, 'While away'));
       await until(() => follower.received.length >= 3);
-      added.push(await add(server, key, 'After'));
+      added.push(await add(second, key, 'After'));
       await until(() => follower.received.length >= 4);
       await sleep(300);
       expect(follower.received.map((pet) => pet.name)).toEqual(['One', 'Two', 'While away', 'After']);
       expect(follower.received).toEqual(added);
-    } finally {
-      await server.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-});
+    }));
 
-describe('GET /pets/feed across a restart before its first animal', () => {
-  it('goes on from where it began: an animal added while the instance was down is not lost', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'animal-store-feed-'));
-    const file = join(dir, 'store.db');
-    let server = await startTestServer({ store: SqliteStore.open(file) });
-    try {
-      const key = await server.newKey('business');
-      await add(server, key, 'Before');
-      const follower = follow(server.baseUrl, key);
+  it('goes on from where it began when it restarts before the first animal: one added while it was down is not lost', () =>
+    withRestarts(async (first, restart) => {
+      const key = await first.newKey('business');
+      await add(first, key, 'Before');
+      const follower = follow(first.baseUrl, key);
       followers.push(follower);
       await sleep(300);
-      const { port } = server;
-      await server.close();
-      server = await startTestServer({ store: SqliteStore.open(file), port });
+      const second = await restart();
       // Added before the client is back (it waits 1 s at least): it resumes from the stream's first event.
-      const added = [await add(server, key, 'While away')];
+      const added = [await add(second, key, 'While away')];
       await until(() => follower.received.length >= 1);
-      added.push(await add(server, key, 'After'));
+      added.push(await add(second, key, 'After'));
       await until(() => follower.received.length >= 2);
       await sleep(300);
       expect(follower.received).toEqual(added);
-    } finally {
-      await server.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    }));
 });
 
 describe.skipIf(!postgresEnabled())('GET /pets/feed on two instances of one PostgreSQL database', () => {
