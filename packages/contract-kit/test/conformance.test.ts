@@ -200,6 +200,18 @@ describe('generated values', () => {
     });
     for (const value of atLeast) expect((value as unknown[]).length).toSatisfy((n: number) => n >= 70 && n <= 80);
   });
+  it('hold no integer past 2^53-1, which the server refuses as a number JSON cannot carry exactly', async () => {
+    const { default: fc } = await import('fast-check');
+    const { ContractSchemas, SchemaValues } = await import('contract-kit/testing');
+    const values = new SchemaValues(new ContractSchemas({ openapi: '3.1.0', info: { title: 't', version: '1' }, paths: {} }));
+    const numbers = (v: unknown): number[] =>
+      typeof v === 'number' ? [v] : typeof v === 'object' && v !== null ? Object.values(v).flatMap(numbers) : [];
+    for (const schema of [{ type: 'object' }, { type: 'integer' }, { type: 'number' }, { type: 'array', items: { type: 'integer' } }]) {
+      const made = fc.sample(values.valid(schema), { numRuns: 300, seed: 3 }).flatMap(numbers);
+      expect(made.length, JSON.stringify(schema)).toBeGreaterThan(0);
+      for (const n of made) expect(!Number.isInteger(n) || Number.isSafeInteger(n), `${n} for ${JSON.stringify(schema)}`).toBe(true);
+    }
+  });
 });
 
 describe('a request that meets a connection the server closes', () => {

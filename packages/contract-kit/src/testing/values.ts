@@ -43,13 +43,13 @@ export class SchemaValues {
     const key = JSON.stringify(schema ?? true);
     let arb = this.cache.get(key);
     if (!arb) {
-      const accepted = (v: unknown) => v !== NOTHING && this.matcher.accepts(schema, v);
+      const accepted = (v: unknown) => v !== NOTHING && carriedExactly(v) && this.matcher.accepts(schema, v);
       const made = fc.integer({ min: 1, max: 0x7fffffff }).map((seed) => this.matcher.generate(schema, seed));
       if (!fc.sample(made, { numRuns: TRIES, seed: 1 }).some(accepted)) {
         throw new UnsupportedSchemaError(`json-schema-faker made no value that ${key.slice(0, 200)} accepts in ${TRIES} tries`);
       }
       const library = made.filter(accepted);
-      const keeps = (v: unknown) => !hasBigInt(v) && fitsRequest(v) && accepted(v);
+      const keeps = (v: unknown) => carriedExactly(v) && fitsRequest(v) && accepted(v);
       // Edits the schema nearly always refuses (of an enum's values, say) would cost retries and add little.
       const kept = fc.sample(library.chain(editsOf), { numRuns: TRIES, seed: 1 }).filter((e) => keeps(e.value)).length;
       const edited = library.chain((v) => editedWhile(v, keeps, EDITS));
@@ -88,9 +88,15 @@ function fitsRequest(value: unknown): boolean {
   return encodeURIComponent(JSON.stringify(value) ?? '').length <= EDITED_MAX_ENCODED;
 }
 
-function hasBigInt(value: unknown): boolean {
-  if (typeof value === 'bigint') return true;
-  return typeof value === 'object' && value !== null && Object.values(value).some(hasBigInt);
+/**
+ * Whether JSON carries each number of the value exactly, as the server takes it (I-JSON, RFC 7493):
+ * no bigint, and no integer past 2^53-1 (`2 ** 53`, `1e21`), which the server refuses as a number
+ * it cannot take exactly, whatever the schema says.
+ */
+function carriedExactly(value: unknown): boolean {
+  if (typeof value === 'bigint') return false;
+  if (typeof value === 'number') return !Number.isInteger(value) || Number.isSafeInteger(value);
+  return typeof value !== 'object' || value === null || Object.values(value).every(carriedExactly);
 }
 
 /** JSON text of a value, with bigints written as their exact digits (for numbers past 2^53). */
