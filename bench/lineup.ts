@@ -99,6 +99,28 @@ export function release(store: SeededStore): ServerSpec {
   return fullStack('release (start time)', store, { env, args: [...args.slice(0, -1), join(PACKAGE_ROOT, 'release', 'server.js')] });
 }
 
+/** A server of bench/servers/, asked the list with `probeHeaders`. */
+const baselineSpec = (
+  name: string,
+  file: string,
+  probeHeaders?: Record<string, string>,
+  env: Record<string, string> = {},
+  probePath = LIST_PATH,
+): ServerSpec => ({ name, args: ['--import', 'tsx', `bench/servers/${file}`], env, probePath, probeHeaders });
+
+/** A server of bench/servers/ on the synthetic contract of `paths` paths (synthetic-contract.ts). */
+export const scaledSpec = (name: string, file: string, paths: number): ServerSpec =>
+  baselineSpec(`${name}, ${paths} paths`, file, undefined, { PATHS: String(paths) }, syntheticPath(paths));
+
+/** The baselines and the peers, each answering the list of the bench's 20 animals (firstAnimals). */
+export const PEERS = {
+  raw: baselineSpec('raw node:http', 'raw-http.ts'),
+  bare: baselineSpec('bare Express 5', 'bare-express.ts'),
+  eov: baselineSpec('Express 5 + express-openapi-validator', 'express-openapi-validator.ts', PEER_AUTH),
+  backend: baselineSpec('openapi-backend (Express 5)', 'openapi-backend.ts', PEER_AUTH),
+  glue: baselineSpec('fastify 5 + fastify-openapi-glue', 'fastify-openapi-glue.ts', PEER_AUTH),
+};
+
 /** Starts every server of the bench, each in its own process; `started` collects them as they start, for stopping. */
 export async function startLineup(stores: Stores, started: ServerProcess[]) {
   const start = async (spec: ServerSpec) => {
@@ -107,23 +129,13 @@ export async function startLineup(stores: Stores, started: ServerProcess[]) {
     started.push(server);
     return server;
   };
-  const baseline = (
-    name: string,
-    file: string,
-    probeHeaders?: Record<string, string>,
-    env: Record<string, string> = {},
-    probePath = LIST_PATH,
-  ) => start({ name, args: ['--import', 'tsx', `bench/servers/${file}`], env, probePath, probeHeaders });
-  const scaled = (name: string, file: string) =>
-    Promise.all(
-      SCALES.map((paths) => baseline(`${name}, ${paths} paths`, file, undefined, { PATHS: String(paths) }, syntheticPath(paths))),
-    );
+  const scaled = (name: string, file: string) => Promise.all(SCALES.map((paths) => start(scaledSpec(name, file, paths))));
   return {
-    raw: await baseline('raw node:http', 'raw-http.ts'),
-    bare: await baseline('bare Express 5', 'bare-express.ts'),
-    eov: await baseline('Express 5 + express-openapi-validator', 'express-openapi-validator.ts', PEER_AUTH),
-    backend: await baseline('openapi-backend (Express 5)', 'openapi-backend.ts', PEER_AUTH),
-    glue: await baseline('fastify 5 + fastify-openapi-glue', 'fastify-openapi-glue.ts', PEER_AUTH),
+    raw: await start(PEERS.raw),
+    bare: await start(PEERS.bare),
+    eov: await start(PEERS.eov),
+    backend: await start(PEERS.backend),
+    glue: await start(PEERS.glue),
     kit: await scaled('contract-kit', 'contract-kit.ts'),
     eovScaled: await scaled('Express 5 + express-openapi-validator', 'express-openapi-validator-synthetic.ts'),
     full: await start(fullStack('full stack', stores.main)),

@@ -6,13 +6,13 @@
  */
 import express, { type ErrorRequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { SPEC_PATH } from '../../src/contract/load-spec.js';
+import { peerContract } from './peer-contract.js';
 import { firstAnimals } from '../animals.js';
 
 const animals = firstAnimals(20);
 const app = express();
 app.use(express.json());
-app.use(OpenApiValidator.middleware({ apiSpec: SPEC_PATH, validateRequests: true, validateResponses: true }));
+app.use(OpenApiValidator.middleware({ apiSpec: peerContract() as never, validateRequests: true, validateResponses: true }));
 app.get('/v1/pets', (_req, res) => {
   res.json(animals);
 });
