@@ -229,6 +229,7 @@ describe('forms of real 3.1 contracts', () => {
         getApp: ({ path }) => ({ status: 200, body: { id: path.id } }),
         headApp: () => ({ status: 200 }),
         getPage: ({ path }) => ({ status: 200, body: `page ${String(path.page)}` }),
+        runQuery: ({ body }) => ({ status: 200, body: { query: (body as { query?: string } | undefined)?.query ?? '' } }),
         uploadSkill: ({ body }) => ({
           status: 201,
           body: { files: ([] as UploadedFile[]).concat((body as { files: UploadedFile }).files).length },
@@ -251,7 +252,7 @@ describe('forms of real 3.1 contracts', () => {
     expect(await app.json()).toEqual({ id: 'a-1' });
   });
 
-  it('passes contract-kit conform and its generated requests: long ids kept short, HEAD without a body, no path outside a catch-all', async () => {
+  it('passes contract-kit conform and its generated requests: long ids kept short, HEAD without a body, no path outside a catch-all, a JSON media type with a parameter, Accept-Encoding declared', async () => {
     const doc = await loadContract(fileURLToPath(new URL('./fixtures/quirks-3.1.yaml', import.meta.url)));
     const target = { baseUrl: quirks.origin, credential: () => undefined };
     const outcomes = await runConformance(

@@ -2,10 +2,10 @@ import fc from 'fast-check';
 import type { OpenApiDocument } from '../contract/document.js';
 import { listOperations, type Operation, type Parameter } from '../contract/operations.js';
 import type { ContractChecker } from './checker.js';
-import { isJsonMediaType } from './checker.js';
+import { isJsonBodyKey } from './request-bodies.js';
 import { answerViolations, ConformanceViolation, described, send } from './answers.js';
 import type { ConformanceCase } from './conformance.js';
-import { RequestPlanner, setByClient, withCredentials, type PlannedRequest } from './requests.js';
+import { RequestPlanner, sentByFetch, setByClient, withCredentials, type PlannedRequest } from './requests.js';
 import { ContractSchemas } from './schemas.js';
 import { wireEdits } from './value-edits.js';
 import { readingsOf, SchemaValues, toJsonText, UnsupportedSchemaError } from './values.js';
@@ -84,7 +84,7 @@ function arbitrariesOf(
         .filter((t) => reaches(p, t) && readingsOf(t) !== null),
     );
   }
-  const jsonBody = Object.entries(op.requestBody?.content ?? {}).find(([type]) => isJsonMediaType(type));
+  const jsonBody = Object.entries(op.requestBody?.content ?? {}).find(([type]) => isJsonBodyKey(type));
   const bodySchema = jsonBody?.[1].schema;
   const bodies = jsonBody && bodySchema !== undefined ? values.valid(bodySchema) : undefined;
 
@@ -99,7 +99,9 @@ function arbitrariesOf(
     ...(g.body === undefined ? {} : { body: g.body }),
   });
 
-  const parameterValues = fc.tuple(...generated.map((p) => (p.required ? texts.get(p)! : fc.option(texts.get(p)!, { nil: undefined }))));
+  const parameterValues = fc.tuple(
+    ...generated.map((p) => (p.required || sentByFetch(p) ? texts.get(p)! : fc.option(texts.get(p)!, { nil: undefined }))),
+  );
   const valid: fc.Arbitrary<Generated> = fc.tuple(parameterValues, bodies ?? fc.constant(undefined)).map(([chosen, body]) => ({
     values: new Map(generated.map((p, i) => [p, chosen[i]])),
     body: body === undefined ? undefined : toJsonText(body),
@@ -131,7 +133,8 @@ function arbitrariesOf(
         fc.tuple(valid, refused).map(([g, b]) => ({ ...g, values: changed(g, p, b.text), broken: `${p.in}.${p.name} ${b.kind}` })),
       );
     }
-    if (p.required && p.in !== 'path')
+    // A header fetch sends of itself cannot be left out of a request.
+    if (p.required && p.in !== 'path' && !sentByFetch(p))
       families.push(valid.map((g) => ({ ...g, values: changed(g, p, undefined), broken: `${p.in}.${p.name} missing` })));
   }
   if (bodySchema !== undefined && planner.brokenJsonBody(op) !== undefined) {

@@ -1,12 +1,10 @@
 import { resolveRef, type OpenApiDocument } from '../contract/document.js';
 import type { Operation, Parameter } from '../contract/operations.js';
 import { securitySchemesOf, type SecurityScheme } from '../server/security.js';
-import { isJsonMediaType } from './checker.js';
-import { mediaExamples, requestBody, type RequestBody } from './request-bodies.js';
+import { isJsonBodyKey, mediaExamples, requestBody, type RequestBody } from './request-bodies.js';
 import type { ContractSchemas } from './schemas.js';
 import { readingsOf } from './values.js';
 
-/** A valid credential for a scheme: an API key or token, or a user and password (HTTP Basic). */
 /**
  * Whether a header parameter is one the HTTP client writes from the request itself (its framing,
  * its connection): a contract may declare it, but a request cannot carry another value of it.
@@ -17,6 +15,17 @@ export const setByClient = (p: Parameter) =>
     p.name.toLowerCase(),
   );
 
+/**
+ * Whether a header parameter is one fetch (undici) sends a value of its own of when a request
+ * gives none (`Accept-Encoding: gzip, deflate`, `User-Agent: node`): a request that leaves it out
+ * still carries it, and the server checks that value against the parameter's schema. A request
+ * gives it always, from its schema. `Accept` is not among them: OpenAPI ignores a parameter of
+ * that name.
+ */
+export const sentByFetch = (p: Parameter) =>
+  p.in === 'header' && ['accept-encoding', 'accept-language', 'sec-fetch-mode', 'user-agent'].includes(p.name.toLowerCase());
+
+/** A valid credential for a scheme: an API key or token, or a user and password (HTTP Basic). */
 export type Credential = string | { username: string; password: string };
 
 /** Gives a valid credential for a security scheme of the contract (by its name), or undefined when there is none to give. */
@@ -109,7 +118,7 @@ export class RequestPlanner {
     const request: PlannedRequest = { method: op.method.toUpperCase(), path: op.urlPath, query: [], headers: {} };
     const cookies: string[] = [];
     for (const p of op.parameters) {
-      if (!p.required || setByClient(p)) continue;
+      if ((!p.required && !sentByFetch(p)) || setByClient(p)) continue;
       const text = this.parameterValue(p);
       if (text === undefined) return `no value of ${p.in} parameter ${p.name} was found: give it an example`;
       if (p.in === 'path') request.path = request.path.replace(`{${p.name}}`, encodeURIComponent(text[0]!));
@@ -134,7 +143,7 @@ export class RequestPlanner {
 
   /** A JSON body the operation's schema refuses, or undefined when it takes no JSON body or none is found. */
   brokenJsonBody(op: Operation): { contentType: string; text: string } | undefined {
-    const entry = Object.entries(op.requestBody?.content ?? {}).find(([type]) => isJsonMediaType(type));
+    const entry = Object.entries(op.requestBody?.content ?? {}).find(([type]) => isJsonBodyKey(type));
     if (!entry) return undefined;
     const schema = entry[1].schema;
     // Bytes under a JSON media type (a contract's slip, which the server reads as bytes): nothing to refuse.
