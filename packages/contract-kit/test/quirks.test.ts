@@ -230,11 +230,18 @@ describe('forms of real 3.1 contracts', () => {
         headApp: () => ({ status: 200 }),
         getPage: ({ path }) => ({ status: 200, body: `page ${String(path.page)}` }),
         runQuery: ({ body }) => ({ status: 200, body: { query: (body as { query?: string } | undefined)?.query ?? '' } }),
+        listAudits: () => ({ status: 200, body: [] }),
         uploadSkill: ({ body }) => ({
           status: 201,
           body: { files: ([] as UploadedFile[]).concat((body as { files: UploadedFile }).files).length },
         }),
       },
+      security: Object.fromEntries(
+        ['keyInQuery', 'sameKeyInQuery', 'keyInHeader'].map((name) => [
+          name,
+          (c: object) => ('key' in c && c.key === 'k-1' ? { caller: name } : undefined),
+        ]),
+      ),
     });
   });
   afterAll(() => quirks.close());
@@ -252,9 +259,9 @@ describe('forms of real 3.1 contracts', () => {
     expect(await app.json()).toEqual({ id: 'a-1' });
   });
 
-  it('passes contract-kit conform and its generated requests: long ids kept short, HEAD without a body, no path outside a catch-all, a JSON media type with a parameter, Accept-Encoding declared', async () => {
+  it('passes contract-kit conform and its generated requests: long ids kept short, HEAD without a body, no path outside a catch-all, a JSON media type with a parameter, Accept-Encoding declared, an API key declared as a parameter too', async () => {
     const doc = await loadContract(fileURLToPath(new URL('./fixtures/quirks-3.1.yaml', import.meta.url)));
-    const target = { baseUrl: quirks.origin, credential: () => undefined };
+    const target = { baseUrl: quirks.origin, credential: () => 'k-1' };
     const outcomes = await runConformance(
       [...conformanceCases(doc), ...propertyCases(doc, { runs: 50, seed: 1 })],
       target,
@@ -264,6 +271,13 @@ describe('forms of real 3.1 contracts', () => {
     expect(failed).toEqual([]);
     expect(outcomes.get('headApp: a valid request (HEAD /apps/{id}) is answered as the contract declares')).toEqual({ passed: true });
     expect(outcomes.get('a path outside the contract is answered 404')).toEqual({ passed: true });
+    for (const name of [
+      'listAudits: a valid request (GET /audits) is answered as the contract declares',
+      'listAudits: a query parameter per_page its schema refuses is refused with 400',
+      'listAudits: 50 generated invalid requests are refused with 400',
+      'runQuery: a valid request (POST /queries) is answered as the contract declares',
+    ])
+      expect(outcomes.get(name), name).toEqual({ passed: true });
   }, 60_000);
 
   it('takes one file or several where the field is one file or an array of them', async () => {

@@ -5,7 +5,7 @@ import { securitySchemesOf } from '../server/security.js';
 import { ContractChecker } from '../testing/checker.js';
 import { conformanceCases, runConformance, type CaseKind } from '../testing/conformance.js';
 import { propertyCases } from '../testing/property.js';
-import type { Credential } from '../testing/requests.js';
+import type { Credential } from '../testing/credentials.js';
 import { CommandError, parseCommand, UsageError } from './command-line.js';
 
 const KINDS: readonly CaseKind[] = ['valid', 'credentials', 'invalid', 'media-type', 'routing', 'property'];

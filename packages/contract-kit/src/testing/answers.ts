@@ -1,7 +1,8 @@
 import { framingOf } from '../contract/openapi-3.2.js';
 import type { Operation } from '../contract/operations.js';
 import type { ContractChecker, ObservedResponse } from './checker.js';
-import type { CredentialSource, PlannedRequest } from './requests.js';
+import type { CredentialSource } from './credentials.js';
+import type { PlannedRequest } from './requests.js';
 
 /** Sending a planned request to the server under test, and what is wrong with its answer. */
 

@@ -3,7 +3,8 @@ import { HTTP_METHODS } from '../contract/methods.js';
 import { listOperations, type Operation } from '../contract/operations.js';
 import { ConformanceViolation, expectAnswer, send, type ConformanceTarget } from './answers.js';
 import type { ContractChecker } from './checker.js';
-import { RequestPlanner, setByClient, withCredentials, type PlannedRequest } from './requests.js';
+import { withCredentials } from './credentials.js';
+import { RequestPlanner, setByClient, type PlannedRequest } from './requests.js';
 import { ContractSchemas } from './schemas.js';
 
 /** What a case is about: a valid request, one without credentials, one with an input broken, routing, or generated requests. */
@@ -83,7 +84,8 @@ function operationCases(planner: RequestPlanner, op: Operation, operations: read
   const shared = operations.some((other) => other !== op && other.method === op.method && other.urlPath === op.urlPath);
   const dispatches = (p: { in: string; name: string }) => shared && op.dispatch.some((d) => d.in === p.in && d.name === p.name);
   for (const p of op.parameters) {
-    const broken = p.in === 'cookie' || setByClient(p) || dispatches(p) ? undefined : planner.brokenParameter(p);
+    // A parameter that holds an API key gets the credential, broken or not.
+    const broken = p.in === 'cookie' || setByClient(p) || dispatches(p) || planner.holdsKey(op, p) ? undefined : planner.brokenParameter(p);
     if (broken === undefined) continue;
     // A body in a coding the server does not know is 415 (RFC 9110, 15.5.16), whatever the contract says of the header.
     const status = p.in === 'header' && p.name.toLowerCase() === 'content-encoding' && op.requestBody !== null ? 415 : 400;

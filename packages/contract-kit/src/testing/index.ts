@@ -7,7 +7,7 @@ export { ContractChecker, isJsonMediaType, type CheckerOptions, type ObservedRes
 export { ConformanceViolation, readAnswerBody, type ConformanceTarget } from './answers.js';
 export { conformanceCases, runConformance, type CaseKind, type CaseOutcome, type ConformanceCase } from './conformance.js';
 export { propertyCases, type ValueOverrides } from './property.js';
-export type { Credential, CredentialSource } from './requests.js';
+export type { Credential, CredentialSource } from './credentials.js';
 export { ContractSchemas, type Refusal } from './schemas.js';
 export { wireEdits } from './value-edits.js';
 export { readingsOf, SchemaValues, toJsonText, UnsupportedSchemaError, type Broken } from './values.js';

@@ -5,7 +5,8 @@ import type { ContractChecker } from './checker.js';
 import { isJsonBodyKey } from './request-bodies.js';
 import { answerViolations, ConformanceViolation, described, send } from './answers.js';
 import type { ConformanceCase } from './conformance.js';
-import { RequestPlanner, sentByFetch, setByClient, withCredentials, type PlannedRequest } from './requests.js';
+import { withCredentials } from './credentials.js';
+import { RequestPlanner, sentByFetch, setByClient, type PlannedRequest } from './requests.js';
 import { ContractSchemas } from './schemas.js';
 import { wireEdits } from './value-edits.js';
 import { readingsOf, SchemaValues, toJsonText, UnsupportedSchemaError } from './values.js';
@@ -68,7 +69,10 @@ function arbitrariesOf(
 ): { build: (g: Generated) => PlannedRequest; valid: fc.Arbitrary<Generated>; invalid?: fc.Arbitrary<Generated> } | string {
   const base = planner.valid(op);
   if (typeof base === 'string') return base;
-  const generated = op.parameters.filter((p) => p.in !== 'cookie' && !setByClient(p) && p.type !== 'array' && p.type !== 'object');
+  // A parameter that holds an API key is given the credential (withCredentials), not a value of its own.
+  const generated = op.parameters.filter(
+    (p) => p.in !== 'cookie' && !setByClient(p) && !planner.holdsKey(op, p) && p.type !== 'array' && p.type !== 'object',
+  );
   const texts = new Map<Parameter, fc.Arbitrary<string>>();
   // Numbers as a client writes them: digits, no exponent (1e-7).
   const plainly = (v: string | number | boolean) => typeof v !== 'number' || !/e/i.test(String(v));

@@ -2,6 +2,7 @@ import { resolveRef, type OpenApiDocument } from '../contract/document.js';
 import type { Operation, Parameter } from '../contract/operations.js';
 import { securitySchemesOf, type SecurityScheme } from '../server/security.js';
 import { isJsonBodyKey, mediaExamples, requestBody, type RequestBody } from './request-bodies.js';
+import { place, type CredentialSource, type Placed } from './credentials.js';
 import type { ContractSchemas } from './schemas.js';
 import { readingsOf } from './values.js';
 
@@ -25,12 +26,6 @@ export const setByClient = (p: Parameter) =>
 export const sentByFetch = (p: Parameter) =>
   p.in === 'header' && ['accept-encoding', 'accept-language', 'sec-fetch-mode', 'user-agent'].includes(p.name.toLowerCase());
 
-/** A valid credential for a scheme: an API key or token, or a user and password (HTTP Basic). */
-export type Credential = string | { username: string; password: string };
-
-/** Gives a valid credential for a security scheme of the contract (by its name), or undefined when there is none to give. */
-export type CredentialSource = (scheme: string) => Credential | undefined | Promise<Credential | undefined>;
-
 /** A request to send, relative to the target's base URL. */
 export interface PlannedRequest {
   method: string;
@@ -39,13 +34,6 @@ export interface PlannedRequest {
   query: [string, string][];
   headers: Record<string, string>;
   body?: RequestBody;
-}
-
-/** Credentials as they go on the wire. */
-interface Placed {
-  headers: Record<string, string>;
-  query: [string, string][];
-  cookies: string[];
 }
 
 /** A parameter value as it is written in a URL or header; undefined for an object, which is not generated. */
@@ -186,6 +174,17 @@ export class RequestPlanner {
     return `no credential was given for ${[...new Set(lacking)].join(', ')}`;
   }
 
+  /** Whether `p` is where one of `op`'s API-key schemes reads its key: the credential is its value. */
+  holdsKey(op: Operation, p: Parameter): boolean {
+    const same = (name: string) => (p.in === 'header' ? name.toLowerCase() === p.name.toLowerCase() : name === p.name);
+    return op.security
+      .flatMap((alternative) => Object.keys(alternative))
+      .some((name) => {
+        const scheme = this.schemes.get(name);
+        return scheme?.type === 'apiKey' && scheme.in === p.in && same(scheme.name);
+      });
+  }
+
   /** `request` without what any of `op`'s security schemes reads: its Authorization header, and the headers, query parameters and cookies of its API keys. */
   withoutCredentials(op: Operation, request: PlannedRequest): PlannedRequest {
     const schemes = op.security.flatMap((alternative) => Object.keys(alternative)).flatMap((name) => this.schemes.get(name) ?? []);
@@ -214,35 +213,4 @@ export class RequestPlanner {
   isOpen(op: Operation): boolean {
     return op.security.length === 0 || op.security.some((alternative) => Object.keys(alternative).length === 0);
   }
-}
-
-/** Puts a credential where its scheme reads it; false when it cannot go there (a client certificate). */
-function place(placed: Placed, scheme: SecurityScheme, credential: Credential): boolean {
-  const text = typeof credential === 'string' ? credential : `${credential.username}:${credential.password}`;
-  switch (scheme.type) {
-    case 'http':
-      placed.headers.Authorization =
-        scheme.scheme === 'basic'
-          ? `Basic ${Buffer.from(text).toString('base64')}`
-          : `${scheme.scheme.charAt(0).toUpperCase()}${scheme.scheme.slice(1)} ${text}`;
-      return true;
-    case 'oauth2':
-    case 'openIdConnect':
-      placed.headers.Authorization = `Bearer ${text}`;
-      return true;
-    case 'apiKey':
-      if (scheme.in === 'header') placed.headers[scheme.name] = text;
-      else if (scheme.in === 'query') placed.query.push([scheme.name, text]);
-      else placed.cookies.push(`${scheme.name}=${encodeURIComponent(text)}`);
-      return true;
-    case 'mutualTLS':
-      return false;
-  }
-}
-
-/** `request` with `placed` credentials added. */
-export function withCredentials(request: PlannedRequest, placed: Placed): PlannedRequest {
-  const headers = { ...request.headers, ...placed.headers };
-  if (placed.cookies.length > 0) headers.Cookie = [headers.Cookie, ...placed.cookies].filter(Boolean).join('; ');
-  return { ...request, headers, query: [...request.query, ...placed.query] };
 }
