@@ -231,6 +231,7 @@ describe('forms of real 3.1 contracts', () => {
         getPage: ({ path }) => ({ status: 200, body: `page ${String(path.page)}` }),
         runQuery: ({ body }) => ({ status: 200, body: { query: (body as { query?: string } | undefined)?.query ?? '' } }),
         listAudits: () => ({ status: 200, body: [] }),
+        getCollection: () => ({ status: 200 }),
         uploadSkill: ({ body }) => ({
           status: 201,
           body: { files: ([] as UploadedFile[]).concat((body as { files: UploadedFile }).files).length },
@@ -259,7 +260,7 @@ describe('forms of real 3.1 contracts', () => {
     expect(await app.json()).toEqual({ id: 'a-1' });
   });
 
-  it('passes contract-kit conform and its generated requests: long ids kept short, HEAD without a body, no path outside a catch-all, a JSON media type with a parameter, Accept-Encoding declared, an API key declared as a parameter too', async () => {
+  it('passes contract-kit conform and its generated requests: long ids kept short, HEAD without a body, no path outside a catch-all, a JSON media type with a parameter, Accept-Encoding declared, an API key declared as a parameter too, content keys that are no media types', async () => {
     const doc = await loadContract(fileURLToPath(new URL('./fixtures/quirks-3.1.yaml', import.meta.url)));
     const target = { baseUrl: quirks.origin, credential: () => 'k-1' };
     const outcomes = await runConformance(
@@ -276,6 +277,7 @@ describe('forms of real 3.1 contracts', () => {
       'listAudits: a query parameter per_page its schema refuses is refused with 400',
       'listAudits: 50 generated invalid requests are refused with 400',
       'runQuery: a valid request (POST /queries) is answered as the contract declares',
+      'getCollection: a valid request (GET /collections/{id}) is answered as the contract declares',
     ])
       expect(outcomes.get(name), name).toEqual({ passed: true });
   }, 60_000);

@@ -1,14 +1,12 @@
 import { resolveRef, toolOpenApiVersion, type OpenApiDocument } from '../contract/document.js';
 import { isAddedMethod, operationObject } from '../contract/methods.js';
 import type { Operation } from '../contract/operations.js';
+import { isMediaTypeKey } from '../server/media-types.js';
 import { fixSchemas } from '../server/schema-fixes.js';
 import { isJsonMediaType } from '../testing/checker.js';
 import { ContractSchemas, NOTHING } from '../testing/schemas.js';
 
 type Node = Record<string, unknown>;
-
-/** Whether a key of `content` is a media type (`type/subtype`, a range): some contracts put property names there. */
-const isMediaType = (key: string) => key.includes('/');
 
 /** Where Prism answers operation `index` (the mock's router has matched the request to it already). */
 export const prismPath = (index: number) => `/op${index}`;
@@ -69,7 +67,7 @@ export function prismDocument(
       const why = seen.get(response);
       if (why) unanswerable.push({ operation: op.name, status, why });
       for (const [type, media] of Object.entries(op.responses[status]?.content ?? {})) {
-        if (!isMediaType(type)) continue;
+        if (!isMediaTypeKey(type)) continue;
         // The first declared of those Prism is given as JSON, as fillResponse keeps it.
         const given = `${status} ${prismWrites(doc, type, media.schema) ? type : 'application/json'}`;
         if (!types.has(given)) types.set(given, type);
@@ -113,7 +111,7 @@ function fillResponse(doc: OpenApiDocument, response: Node, schemas: ContractSch
   const renamed: Record<string, Node> = {};
   let missing: string | null = null;
   for (const [type, media] of Object.entries(content)) {
-    if (!isMediaType(type)) continue;
+    if (!isMediaTypeKey(type)) continue;
     const target = prismWrites(doc, type, media.schema) ? type : 'application/json';
     if (renamed[target]) continue;
     renamed[target] = media;

@@ -3,6 +3,9 @@ import { MIMEType } from 'node:util';
 /** How the kit reads a body of a media type, and how a handler gets it. */
 export type BodyKind = 'json' | 'form' | 'multipart' | 'xml' | 'text' | 'binary';
 
+/** Whether a key of `content` is a media type (`type/subtype`, a range): some contracts put property names there. */
+export const isMediaTypeKey = (key: string) => key.includes('/');
+
 /** `Application/JSON; charset=utf-8` → `application/json`; undefined for what is not a media type. */
 export function essenceOf(contentType: string | undefined): string | undefined {
   if (!contentType) return undefined;
