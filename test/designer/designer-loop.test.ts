@@ -16,7 +16,7 @@ import { RepositoryCopy, type Outcome } from './repository-copy.js';
  * then green once its handler, one store method and its test are written, on both stores; (d) a
  * released field removed: check:breaking (and so npm run check) fails until the major is raised, and
  * the guide's "A new major version", followed from its own text, serves /v1 beside /v2 and ends with
- * the Animal Store's tests of `npm test` green. Slow (a quarter of an hour on two cores): `npm run test:designer`, and `.ci/run` runs it.
+ * the Animal Store's tests of `npm test` green. Slow (about 13 minutes on two cores): `npm run test:designer`, and `.ci/run` runs it.
  */
 let copy: RepositoryCopy;
 const MINUTES = 60_000;
