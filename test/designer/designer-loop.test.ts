@@ -153,14 +153,15 @@ describe('the designer loop on a copy of the repository', () => {
       // one served beside it: every test takes the version, its path and the page size from the
       // contract. contract-kit's own tests read their own fixtures, never openapi.yaml: the edit
       // changes nothing for them. The browser tests run as they do outside the copy (CI as the caller has it).
-      const { outcome, failures } = await vitest(serviceTests(), { CI: process.env.CI ?? '' }, SUITE_MINUTES * MINUTES);
+      const files = serviceTests();
+      const { outcome, failures } = await vitest(files, { CI: process.env.CI ?? '' }, SUITE_MINUTES * MINUTES);
       expect(failures, show(outcome)).toEqual([]);
       succeeds(outcome);
       // Among them, both versions served side by side, each passing the contract suite against its own contract.
       const suites = JSON.parse(readFileSync(join(copy.dir, 'test-results/designer-results.json'), 'utf8')) as {
         testResults: { name: string; assertionResults: { fullName: string; status: string }[] }[];
       };
-      expect(suites.testResults.length).toBe(serviceTests().length);
+      expect(suites.testResults.length).toBe(files.length);
       expect(suites.testResults.filter((file) => file.name.includes('packages/'))).toEqual([]);
       const passed = suites.testResults.flatMap((file) => file.assertionResults).filter((test) => test.status === 'passed');
       expect(passed.filter((test) => test.fullName.includes("the real server's contracts/released/1.x.yaml")).length).toBeGreaterThan(20);

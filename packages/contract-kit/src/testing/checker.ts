@@ -42,8 +42,8 @@ export interface CheckerOptions {
   stubHint?: (operation: Operation) => string;
 }
 
-/** Whether a media type carries JSON (`application/json`, `application/problem+json`). */
-export const isJsonMediaType = (type: string) => /^application\/(?:[\w.-]+\+)?json$/i.test(type);
+/** Whether a media type carries JSON (`application/json`, `application/problem+json`), whatever parameters it names (`; charset=utf-8`). */
+export const isJsonMediaType = (type: string) => /^application\/(?:[\w.-]+\+)?json$/i.test(type.split(';')[0]!.trim());
 
 /** The declared media type that `contentType` matches: itself, `type/*`, or `*\/*`. */
 function declaredMedia<T>(content: Record<string, T>, contentType: string): T | undefined {

@@ -1,8 +1,7 @@
 import fc from 'fast-check';
 import type { OpenApiDocument } from '../contract/document.js';
 import { listOperations, type Operation, type Parameter } from '../contract/operations.js';
-import type { ContractChecker } from './checker.js';
-import { isJsonBodyKey } from './request-bodies.js';
+import { isJsonMediaType, type ContractChecker } from './checker.js';
 import { answerViolations, ConformanceViolation, described, send } from './answers.js';
 import type { ConformanceCase } from './conformance.js';
 import { withCredentials } from './credentials.js';
@@ -88,7 +87,7 @@ function arbitrariesOf(
         .filter((t) => reaches(p, t) && readingsOf(t) !== null),
     );
   }
-  const jsonBody = Object.entries(op.requestBody?.content ?? {}).find(([type]) => isJsonBodyKey(type));
+  const jsonBody = Object.entries(op.requestBody?.content ?? {}).find(([type]) => isJsonMediaType(type));
   const bodySchema = jsonBody?.[1].schema;
   const bodies = jsonBody && bodySchema !== undefined ? values.valid(bodySchema) : undefined;
 

@@ -6,9 +6,6 @@ import { isJsonMediaType } from './checker.js';
 import { withoutReadOnly } from './read-only.js';
 import type { ContractSchemas } from './schemas.js';
 
-/** Whether a content key is a JSON body's, whatever parameters it names (`application/json; charset=utf-8`). */
-export const isJsonBodyKey = (key: string) => isJsonMediaType(key.split(';')[0]!.trim());
-
 /** A request's body, in each form fetch sends. */
 export type RequestBody = string | Blob | FormData | URLSearchParams;
 
@@ -33,7 +30,7 @@ export function requestBody(
   const types = Object.keys(content);
   const streamed = streamedRequests(doc, op);
   const order = [
-    (t: string) => isJsonBodyKey(t) || t === 'application/*' || t === '*/*',
+    (t: string) => isJsonMediaType(t) || t === 'application/*' || t === '*/*',
     (t: string) => t === 'application/x-www-form-urlencoded',
     (t: string) => t === 'multipart/form-data',
     (t: string) => t.startsWith('text/') && t !== 'text/xml',
@@ -54,7 +51,7 @@ export function requestBody(
     }
     const value = withoutReadOnly(doc, media.schema, schemas.sample(media.schema, mediaExamples(doc, media)));
     if (value === undefined && media.schema !== undefined) return `no value of the ${type} body's schema was found: give it an example`;
-    if (isJsonBodyKey(type) || type === 'application/*' || type === '*/*')
+    if (isJsonMediaType(type) || type === 'application/*' || type === '*/*')
       return { contentType: type.includes('*') ? 'application/json' : type, body: JSON.stringify(value ?? {}) };
     const form = resolveRef<{ properties?: Record<string, unknown>; required?: unknown } | undefined>(doc, media.schema);
     const required = Array.isArray(form?.required) ? (form.required as string[]) : [];

@@ -1,7 +1,8 @@
 import { resolveRef, type OpenApiDocument } from '../contract/document.js';
 import type { Operation, Parameter } from '../contract/operations.js';
 import { securitySchemesOf, type SecurityScheme } from '../server/security.js';
-import { isJsonBodyKey, mediaExamples, requestBody, type RequestBody } from './request-bodies.js';
+import { isJsonMediaType } from './checker.js';
+import { mediaExamples, requestBody, type RequestBody } from './request-bodies.js';
 import { place, type CredentialSource, type Placed } from './credentials.js';
 import type { ContractSchemas } from './schemas.js';
 import { readingsOf } from './values.js';
@@ -108,6 +109,8 @@ export class RequestPlanner {
     for (const p of op.parameters) {
       if ((!p.required && !sentByFetch(p)) || setByClient(p)) continue;
       const text = this.parameterValue(p);
+      // An optional header fetch fills in goes with fetch's value when its schema gives none.
+      if (text === undefined && !p.required) continue;
       if (text === undefined) return `no value of ${p.in} parameter ${p.name} was found: give it an example`;
       if (p.in === 'path') request.path = request.path.replace(`{${p.name}}`, encodeURIComponent(text[0]!));
       else if (p.in === 'query') request.query.push(...text.map((t): [string, string] => [p.name, t]));
@@ -131,7 +134,7 @@ export class RequestPlanner {
 
   /** A JSON body the operation's schema refuses, or undefined when it takes no JSON body or none is found. */
   brokenJsonBody(op: Operation): { contentType: string; text: string } | undefined {
-    const entry = Object.entries(op.requestBody?.content ?? {}).find(([type]) => isJsonBodyKey(type));
+    const entry = Object.entries(op.requestBody?.content ?? {}).find(([type]) => isJsonMediaType(type));
     if (!entry) return undefined;
     const schema = entry[1].schema;
     // Bytes under a JSON media type (a contract's slip, which the server reads as bytes): nothing to refuse.
