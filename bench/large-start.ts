@@ -6,6 +6,7 @@
  */
 import { startServer } from '../scripts/support/server-process.js';
 import { OPERATIONS_PER_RESOURCE, requestTo } from './large-contract.js';
+import { benchServer } from './processes.js';
 import { progress } from './progress.js';
 
 /** Resources of the large contract: 650 operations. */
@@ -55,8 +56,7 @@ export async function measureLargeContract(warmUp?: string): Promise<LargeContra
   progress(`large contract: starting contract-kit on ${operations} operations`);
   const server = await startServer({
     name: `contract-kit, ${operations} operations`,
-    args: ['--import', 'tsx', 'bench/servers/large-contract.ts'],
-    env: { RESOURCES: String(RESOURCES), ...(warmUp ? { WARM_UP: warmUp } : {}) },
+    ...benchServer('large-contract.ts', { RESOURCES: String(RESOURCES), ...(warmUp ? { WARM_UP: warmUp } : {}) }),
     probePath: '/healthz',
   });
   try {

@@ -7,7 +7,7 @@ import { PACKAGE_ROOT } from '../src/shared/package-root.js';
 import { startServer, type ServerProcess, type ServerSpec } from '../scripts/support/server-process.js';
 import { firstAnimals, seedStore } from './animals.js';
 import { syntheticPath } from './synthetic-contract.js';
-import { serveCommand, type ServeCommand } from './processes.js';
+import { benchServer, serveCommand, type ServeCommand } from './processes.js';
 import { progress } from './progress.js';
 import { CONNECTIONS } from './targets.js';
 import type { LoadSpec } from './wrk.js';
@@ -106,7 +106,7 @@ const baselineSpec = (
   probeHeaders?: Record<string, string>,
   env: Record<string, string> = {},
   probePath = LIST_PATH,
-): ServerSpec => ({ name, args: ['--import', 'tsx', `bench/servers/${file}`], env, probePath, probeHeaders });
+): ServerSpec => ({ name, ...benchServer(file, env), probePath, probeHeaders });
 
 /** A server of bench/servers/ on the synthetic contract of `paths` paths (synthetic-contract.ts). */
 export const scaledSpec = (name: string, file: string, paths: number): ServerSpec =>

@@ -11,6 +11,7 @@ import { failUsage, parseCommandLine, wholeNumberOption } from '../src/shared/co
 import { PACKAGE_ROOT } from '../src/shared/package-root.js';
 import type { ServerProcess } from '../scripts/support/server-process.js';
 import { checkSameAnimals, measurementPlan, release, SMALL, seedStores, startLineup } from './lineup.js';
+import { buildKit } from './processes.js';
 import { progress } from './progress.js';
 import { largeContractRows, LARGE_ASKED, measureLargeContract } from './large-start.js';
 import { benchReport, targetRows, type BenchSettings, type RunFigures } from './report.js';
@@ -27,16 +28,18 @@ rate limit, request and response validation, SQLite, one log line per request at
 LOG_LEVEL) next to two baselines and three peers, all serving the same contract and the same 20
 animals as JSON: raw node:http; a stock Express 5 app; Express 5 with express-openapi-validator
 as its README shows; openapi-backend on Express (request and response validation); and, for
-reference, fastify 5 with fastify-openapi-glue. It builds the release first (npm run release,
-into release/, which also compiles the service). Every server runs in its own process; the load
-comes from wrk (apt-get install wrk), ${CONNECTIONS} connections. The measurements are taken in
-interleaved rounds (the order rotates each round) and the table shows medians:
+reference, fastify 5 with fastify-openapi-glue. It builds contract-kit's dist/ and the release
+first (npm run release, into release/, which also compiles the service). Every server runs in
+its own process; the load comes from wrk (apt-get install wrk), ${CONNECTIONS} connections. The
+measurements are taken in interleaved rounds (the order rotates each round) and the table shows
+medians:
 
   GET /v1/pets?limit=20 on the six servers and on the service as npm start runs it (from the
   sources through tsx, NODE_ENV=development), and POST /v1/pets on the full stack;
-  contract-kit (packages/contract-kit) and stock Express 5 + express-openapi-validator on
-  synthetic contracts of 4, 40 and 400 paths (bench/synthetic-contract.ts), each answering a
-  list of its last path with the same 20 animals: what a contract's size costs per request;
+  contract-kit (its compiled dist/, as a project that installs it runs it) and stock Express 5
+  + express-openapi-validator on synthetic contracts of 4, 40 and 400 paths
+  (bench/synthetic-contract.ts), each answering a list of its last path with the same 20
+  animals: what a contract's size costs per request;
   filtered pages (status and cursor) from all over a store of 10,000 and of 1,000,000
   animals, 10,000 different ones in turn, so no cache answers them;
   then the full stack's resident memory after the load, and ${RELEASE_STARTS} starts of the release
@@ -126,6 +129,8 @@ async function oneLine(line: (typeof ONLY)[number]): Promise<void> {
 
 async function main(): Promise<void> {
   const settings = readSettings();
+  progress('building contract-kit (npm run build -w contract-kit)');
+  buildKit();
   if (settings.only !== undefined) return oneLine(settings.only);
   progress('building the release (npm run release)');
   execFileSync('npm', ['run', '-s', 'release'], { cwd: PACKAGE_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });

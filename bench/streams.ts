@@ -7,6 +7,7 @@
  */
 import { request, type IncomingMessage } from 'node:http';
 import { startServer } from '../scripts/support/server-process.js';
+import { benchServer } from './processes.js';
 import { progress } from './progress.js';
 
 /** Clients holding the event feed open at once. */
@@ -56,8 +57,7 @@ export async function measureStreams(): Promise<StreamFigures> {
   progress('streams: starting contract-kit with an event feed and a JSON Lines export');
   const server = await startServer({
     name: 'contract-kit, streams',
-    args: ['--import', 'tsx', 'bench/servers/streams.ts'],
-    env: { TICK_MS: String(TICK_MS) },
+    ...benchServer('streams.ts', { TICK_MS: String(TICK_MS) }),
     probePath: '/healthz',
   });
   const responses: IncomingMessage[] = [];
