@@ -113,6 +113,19 @@ describe('the mock of a contract whose $refs reach into another path`s answer', 
   }, 120_000);
 });
 
+describe('the mock of a contract whose schemas refer to each other by pointers into one component', () => {
+  it('starts and answers with a value of that schema', async () => {
+    const mock = await served('recursive-refs-3.0.yaml');
+    try {
+      const gateway = await fetch(`${mock.origin}/net/gateways/east`);
+      expect(gateway.status).toBe(200);
+      expect(await gateway.json()).toEqual(expect.any(Object));
+    } finally {
+      await mock.close();
+    }
+  }, 60_000);
+});
+
 describe('the mock of an OpenAPI 3.2 contract', () => {
   it('streams items made from itemSchema, framed for their media type, and ends the stream; answers QUERY, LINK and a querystring', async () => {
     const mock = await served('notes-3.2.yaml');

@@ -69,10 +69,12 @@ function* refsIn(node: unknown): Generator<{ ref: string; set: (ref: string) => 
  * openapi-typescript writes such a `$ref` as an indexed access type
  * (`components["schemas"]["Account"]["definitions"]`, `paths["/a"]["get"]["parameters"]["query"]["b"]`)
  * that does not compile, and the validator cannot resolve the first from the schema it is in.
- * Undefined when the contract has no such `$ref`.
+ * Undefined when the contract has no such `$ref`. With `intoPaths`, only the `$ref`s into the
+ * contract's paths are hoisted: what a tool that resolves any pointer (Prism) needs once the
+ * paths are rewritten.
  */
-export function hoistDeepSchemaRefs(doc: OpenApiDocument): OpenApiDocument | undefined {
-  const deep = [...refsIn(doc)].filter(({ ref }) => hoistedTo(ref) !== undefined);
+export function hoistDeepSchemaRefs(doc: OpenApiDocument, { intoPaths = false } = {}): OpenApiDocument | undefined {
+  const deep = [...refsIn(doc)].filter(({ ref }) => hoistedTo(ref) !== undefined && (!intoPaths || ref.startsWith('#/paths/')));
   if (deep.length === 0) return undefined;
   const copy = structuredClone(doc) as OpenApiDocument & { components?: Record<string, Record<string, unknown> | undefined> };
   const components = (copy.components ??= {});

@@ -114,7 +114,9 @@ export async function createMock(options: MockOptions): Promise<Mock> {
   const { contract, label = 'the contract', dynamic = false, server = {} } = options;
   const operations = listOperations(contract, label);
   // Prism gets each operation at a path of its own: a $ref into another path's answer is made a component first.
-  const { document, declared, unanswerable } = prismDocument(hoistDeepSchemaRefs(contract) ?? contract, operations);
+  // A $ref into a component schema stays: Prism resolves it, and hangs on the copies hoisting makes of
+  // recursive schemas reached through their properties (Azure's network contracts).
+  const { document, declared, unanswerable } = prismDocument(hoistDeepSchemaRefs(contract, { intoPaths: true }) ?? contract, operations);
   const warn = server.onWarning ?? ((message: string) => console.warn(message));
   const failing = operations.filter((op) => !Object.keys(op.responses).some((status) => /^[23]/.test(status)));
   if (failing.length > 0) {
