@@ -232,6 +232,7 @@ describe('forms of real 3.1 contracts', () => {
         runQuery: ({ body }) => ({ status: 200, body: { query: (body as { query?: string } | undefined)?.query ?? '' } }),
         listAudits: () => ({ status: 200, body: [] }),
         getCollection: () => ({ status: 200 }),
+        createCode: ({ body }) => ({ status: 201, body }),
         uploadSkill: ({ body }) => ({
           status: 201,
           body: { files: ([] as UploadedFile[]).concat((body as { files: UploadedFile }).files).length },
@@ -278,9 +279,22 @@ describe('forms of real 3.1 contracts', () => {
       'listAudits: 50 generated invalid requests are refused with 400',
       'runQuery: a valid request (POST /queries) is answered as the contract declares',
       'getCollection: a valid request (GET /collections/{id}) is answered as the contract declares',
+      'createCode: a valid request (POST /codes) is answered as the contract declares',
     ])
       expect(outcomes.get(name), name).toEqual({ passed: true });
   }, 60_000);
+
+  it('takes a value of one branch of an anyOf whose other branch has defaults, and fills those only in its own values', async () => {
+    const post = (data: unknown) =>
+      quirks.fetch('/codes', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ data }) });
+    const email = await post({ to: 'ann@example.com' });
+    expect(email.status, await email.clone().text()).toBe(201);
+    expect(await email.json()).toEqual({ data: { to: 'ann@example.com' } });
+    const wifi = await post({ ssid: 'home' });
+    expect(wifi.status, await wifi.clone().text()).toBe(201);
+    expect(((await wifi.json()) as { data: object }).data).toMatchObject({ ssid: 'home' });
+    expect((await post({ to: 'ann@example.com', ssid: 'home' })).status).toBe(400);
+  });
 
   it('takes one file or several where the field is one file or an array of them', async () => {
     for (const count of [1, 2]) {

@@ -1,5 +1,36 @@
-import type { OpenApiDocument } from '../contract/document.js';
+import { resolveRef, type OpenApiDocument } from '../contract/document.js';
 import { visit } from './schema-fixes.js';
+
+/**
+ * Leaves out of a validator's document, in place, each `default` of a schema it reaches from
+ * inside an `anyOf`, `oneOf` or `not`, through `$ref`s too. The validator fills in defaults while
+ * it checks a request; Ajv ignores those written inside such a keyword, but fills in those of a
+ * schema it compiles apart (one a `$ref` names that has `$ref`s of its own) while it tries that
+ * branch, so one branch's defaults went into a value of another and had it refused (a Wi-Fi
+ * branch's `hidden: false` in an e-mail, refused by the e-mail's `additionalProperties: false`).
+ */
+export function leaveOutDefaultsInAlternatives(document: OpenApiDocument): void {
+  const done = new Set<object>();
+  const leaveOut = (branch: unknown) =>
+    visit(branch, (schema) => {
+      if (done.has(schema)) return;
+      done.add(schema);
+      delete schema.default;
+      if (typeof schema.$ref !== 'string') return;
+      try {
+        leaveOut(resolveRef(document, { $ref: schema.$ref }));
+      } catch {
+        // A $ref to nothing: the validator says so when it compiles the schema.
+      }
+    });
+  visit(document, (schema) => {
+    for (const keyword of ['anyOf', 'oneOf'] as const) {
+      const branches = schema[keyword];
+      if (Array.isArray(branches)) for (const branch of branches) leaveOut(branch);
+    }
+    if (typeof schema.not === 'object' && schema.not !== null) leaveOut(schema.not);
+  });
+}
 
 /**
  * Leaves out of a validator's document, in place, each `default` that its own schema refuses

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { OpenApiDocument } from '../contract/document.js';
 import type { Operation } from '../contract/operations.js';
-import { leaveOutRefusedDefaults } from './defaults.js';
+import { leaveOutDefaultsInAlternatives, leaveOutRefusedDefaults } from './defaults.js';
 import { operationValidator } from './validation.js';
 import { pathParameterNames, validatorDocument, validatorKey, validatorPath } from './validator-document.js';
 
@@ -144,6 +144,7 @@ export class OperationValidators {
    */
   private document(ops: readonly Operation[], alone = false): OpenApiDocument | undefined {
     const { document, contractPaths } = validatorDocument(this.doc, ops, (op) => this.slot(op));
+    leaveOutDefaultsInAlternatives(document);
     if (contractPaths && !alone && new Set(ops.map(validatorKey)).size > 1) return undefined;
     const names = new Map<string, string>();
     for (const op of ops) {
