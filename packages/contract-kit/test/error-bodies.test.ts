@@ -96,11 +96,20 @@ describe('error answers in the shape the contract declares', () => {
     });
   });
 
+  it('writes an error body whose schema is an object as JSON in the media type declared for it, audio/mpeg too', async () => {
+    for (const [headers, status] of [[key, 400] as const, [{}, 401] as const]) {
+      const response = await served.fetch('/api/recordings/x.mp3', { headers });
+      expect(response.status).toBe(status);
+      expect(response.headers.get('content-type')).toMatch(/^audio\/mpeg/);
+      expect(JSON.parse(await response.text())).toEqual({ code: status, message: expect.any(String) as string });
+    }
+  });
+
   it('answers RFC 9457 problem details where no body the kit can build fits, and says so at start', async () => {
     expect(await answer(await served.fetch('/api/audits'))).toMatchObject({ status: 401, type: 'application/problem+json' });
     expect(served.warnings.join('\n')).toMatch(/listAudits 401: image\/png, in which the kit writes no error/);
     expect(served.kit.errorBodies).toMatch(
-      /^11 declared error responses: 8 built from their schemas, 1 as text, 1 without a body, as declared, 1 as RFC 9457 problem details in their stead/,
+      /^13 declared error responses: 10 built from their schemas, 1 as text, 1 without a body, as declared, 1 as RFC 9457 problem details in their stead/,
     );
   });
 

@@ -125,7 +125,7 @@ export class ContractErrors {
   private plan(where: string, statusKey: string, response: Declared): Plan {
     const types = Object.keys(response.content);
     if (types.length === 0) return { kind: 'empty' };
-    // JSON; else XML, or a media type of no kind of its own (application/vnd.goa.error) whose schema is an object, written as JSON.
+    // JSON; else XML, or a media type of no kind of its own (application/vnd.goa.error, audio/mpeg) whose schema is an object, written as JSON.
     const json =
       types.find((type) => isJsonType(essenceOf(type) ?? type)) ??
       types.find((type) => kindOf(essenceOf(type) ?? type) === 'xml' || this.objectOfNoKind(type, response.content[type]!.schema));
@@ -159,11 +159,13 @@ export class ContractErrors {
     return { kind: 'problem', why: `${where}: ${types.join(', ')}, in which the kit writes no error` };
   }
 
-  /** Whether `type` is of no kind the kit reads (neither JSON, XML, text nor a form) and not bytes, and `schema` an object's. */
+  /**
+   * Whether `type` is of no kind the kit reads (neither JSON, XML, text nor a form) and `schema` an
+   * object's, which only JSON writes: a vendor's error type, or the media type of the answer given
+   * to every status (`audio/mpeg`, as Swagger 2's `produces` converted declares it).
+   */
   private objectOfNoKind(type: string, schema: unknown): boolean {
-    const essence = essenceOf(type) ?? type;
-    if (kindOf(essence) !== 'binary' || /^(image|audio|video|font|model)\/|^application\/(octet-stream|pdf|zip)$/i.test(essence))
-      return false;
+    if (kindOf(essenceOf(type) ?? type) !== 'binary') return false;
     const resolved = resolveRef<{ type?: unknown; properties?: unknown } | undefined>(this.doc, schema);
     return resolved?.type === 'object' || (resolved?.type === undefined && resolved?.properties !== undefined);
   }
