@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadContract, type UploadedFile } from 'contract-kit';
+import { loadContract, type OpenApiDocument, type UploadedFile } from 'contract-kit';
 import { conformanceCases, ContractChecker, ContractSchemas, propertyCases, runConformance } from 'contract-kit/testing';
 import { serve } from './serve.js';
 
@@ -307,5 +307,39 @@ describe('forms of real 3.1 contracts', () => {
 
   it('had no failure of its own', () => {
     expect(quirks.errors).toEqual([]);
+  });
+});
+
+describe('a server URL and a path key with spaces, as a template left unfilled writes them', () => {
+  let spaced: Served;
+  const edit = (contract: OpenApiDocument) => {
+    contract.servers = [{ url: 'Your API URL' }];
+    contract.paths!['/issuer/Pull Doc Request'] = {
+      post: {
+        operationId: 'pullDoc',
+        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
+        responses: { '200': { description: 'The document' } },
+      },
+    };
+  };
+  beforeAll(async () => {
+    spaced = await serve('quirks-3.1.yaml', { edit, handlers: { pullDoc: () => ({ status: 200 }) } });
+  });
+  afterAll(() => spaced.close());
+
+  it('serves the path under the server`s, each percent-encoded as clients send them', async () => {
+    const url = '/Your%20API%20URL/issuer/Pull%20Doc%20Request';
+    expect((await spaced.fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(200);
+    const get = await spaced.fetch(url);
+    expect([get.status, get.headers.get('allow')]).toEqual([405, 'POST']);
+    expect((await spaced.fetch('/Your%20API%20URL/issuer/nothing')).status).toBe(404);
+    const doc = await loadContract(fileURLToPath(new URL('./fixtures/quirks-3.1.yaml', import.meta.url)));
+    edit(doc);
+    const outcomes = await runConformance(
+      conformanceCases(doc).filter((c) => c.name.startsWith('pullDoc') || c.kind === 'routing'),
+      { baseUrl: `${spaced.origin}/Your%20API%20URL`, credential: () => 'k-1' },
+      new ContractChecker(doc),
+    );
+    expect([...outcomes].filter(([, o]) => 'failed' in o)).toEqual([]);
   });
 });

@@ -119,7 +119,8 @@ export function contractServer<Context extends object = object>(options: Contrac
     for (const basePath of basePaths)
       router.add(
         op.method.toUpperCase(),
-        `${basePath}${op.urlPath}`,
+        // The router matches the request's path decoded, against path keys as written: the base path's too (`/my%20api` as `/my api`).
+        `${decodeURI(basePath)}${op.urlPath}`,
         op.dispatch,
         { ...route, basePath },
         parameterPatterns(doc, op.parameters),
