@@ -43,7 +43,7 @@ export function serveCommand(script: 'serve' | 'start' = 'serve'): ServeCommand 
  * as a project that installed the kit does, to the package's compiled dist/ (bench/tsconfig.packed.json
  * has none of the root tsconfig's paths into the kit's sources). From the sources, esbuild's name
  * wrappers and source maps cost the kit 1-9 % of its requests a second (4-path contract, five
- * alternated rounds: 7,717-8,407 against 8,079-8,649). The bench builds dist/ first (buildKit).
+ * alternated rounds: 6,898-8,407 against 6,939-8,649). The bench builds dist/ first (buildKit).
  */
 export const benchServer = (file: string, env: Record<string, string> = {}) => ({
   args: ['--import', 'tsx', `bench/servers/${file}`],

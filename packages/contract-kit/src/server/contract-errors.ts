@@ -39,6 +39,8 @@ function trials(statusKey: string): HttpProblem[] {
 }
 
 const XML = new XMLBuilder({ format: true });
+/** A media type of bytes: an image, a sound, a film, a font, a model, an archive or a PDF. */
+const isBytes = (type: string) => /^(image|audio|video|font|model)\/|^application\/(octet-stream|pdf|zip)$/i.test(essenceOf(type) ?? type);
 const isJsonType = (type: string) => /^application\/(?:[\w.-]+\+)?json$|^\*\/\*$|^application\/\*$/i.test(type);
 
 /**
@@ -125,10 +127,16 @@ export class ContractErrors {
   private plan(where: string, statusKey: string, response: Declared): Plan {
     const types = Object.keys(response.content);
     if (types.length === 0) return { kind: 'empty' };
-    // JSON; else XML, or a media type of no kind of its own (application/vnd.goa.error, audio/mpeg) whose schema is an object, written as JSON.
+    // JSON; else XML, or a vendor's media type (application/vnd.goa.error) whose schema is an object, written as JSON;
+    // else text; else bytes (audio/mpeg: Swagger 2's `produces` given every status) whose schema is an object, as JSON.
+    // A range (audio/*) names no media type to write it in.
+    const objectIn = (type: string, bytes: boolean) =>
+      !type.includes('*') && isBytes(type) === bytes && this.objectOfNoKind(type, response.content[type]!.schema);
+    const text = types.find((type) => /^text\//i.test(type));
     const json =
       types.find((type) => isJsonType(essenceOf(type) ?? type)) ??
-      types.find((type) => kindOf(essenceOf(type) ?? type) === 'xml' || this.objectOfNoKind(type, response.content[type]!.schema));
+      types.find((type) => kindOf(essenceOf(type) ?? type) === 'xml' || objectIn(type, false)) ??
+      (text ? undefined : types.find((type) => objectIn(type, true)));
     if (json) {
       const contentType = /^\*\/\*$|^application\/\*$/i.test(json) ? 'application/json' : json;
       const schema = response.content[json]!.schema;
@@ -154,16 +162,11 @@ export class ContractErrors {
       if (misfit !== null) return { kind: 'problem', why: `${where} (${json}): ${misfit}` };
       return { kind: 'json', contentType, schema, rfc9457: false, xml };
     }
-    const text = types.find((type) => /^text\//i.test(type));
     if (text) return { kind: 'text', contentType: text };
     return { kind: 'problem', why: `${where}: ${types.join(', ')}, in which the kit writes no error` };
   }
 
-  /**
-   * Whether `type` is of no kind the kit reads (neither JSON, XML, text nor a form) and `schema` an
-   * object's, which only JSON writes: a vendor's error type, or the media type of the answer given
-   * to every status (`audio/mpeg`, as Swagger 2's `produces` converted declares it).
-   */
+  /** Whether `type` is of no kind the kit reads (neither JSON, XML, text nor a form) and `schema` an object's, which only JSON writes. */
   private objectOfNoKind(type: string, schema: unknown): boolean {
     if (kindOf(essenceOf(type) ?? type) !== 'binary') return false;
     const resolved = resolveRef<{ type?: unknown; properties?: unknown } | undefined>(this.doc, schema);

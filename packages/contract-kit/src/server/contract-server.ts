@@ -44,6 +44,22 @@ interface Route {
 }
 
 /**
+ * A base path as the router matches it: the router decodes the request's path and matches path
+ * keys as written, so `/my%20api` is `/my api`; a `%25` it leaves as it is, and so does this, as
+ * it does a path with an escape that decodes to nothing (`/100%`).
+ */
+function routedPath(basePath: string): string {
+  try {
+    return basePath
+      .split(/%25/i)
+      .map((part) => decodeURI(part))
+      .join('%25');
+  } catch {
+    return basePath;
+  }
+}
+
+/**
  * Serves a contract on Express 5: each operation routed once (find-my-way: the cost of finding
  * it does not grow with the number of paths), through its steps (see Steps): deprecation
  * headers, security from the contract, the body read per its media type, express-openapi-
@@ -119,8 +135,7 @@ export function contractServer<Context extends object = object>(options: Contrac
     for (const basePath of basePaths)
       router.add(
         op.method.toUpperCase(),
-        // The router matches the request's path decoded, against path keys as written: the base path's too (`/my%20api` as `/my api`).
-        `${decodeURI(basePath)}${op.urlPath}`,
+        `${routedPath(basePath)}${op.urlPath}`,
         op.dispatch,
         { ...route, basePath },
         parameterPatterns(doc, op.parameters),

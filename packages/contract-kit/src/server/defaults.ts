@@ -1,34 +1,62 @@
-import { resolveRef, type OpenApiDocument } from '../contract/document.js';
+import { escapePointer, unescapePointer, type OpenApiDocument } from '../contract/document.js';
 import { visit } from './schema-fixes.js';
 
+/** The keywords whose schemas Ajv fills no defaults from (its useDefaults option), when written inline. */
+const ALTERNATIVES = ['anyOf', 'oneOf', 'not', 'if'] as const;
+
+/** What a component schema's copy without defaults is named: a name no contract's is likely to be. */
+const WITHOUT_DEFAULTS = '.withoutDefaults';
+
 /**
- * Leaves out of a validator's document, in place, each `default` of a schema it reaches from
- * inside an `anyOf`, `oneOf` or `not`, through `$ref`s too. The validator fills in defaults while
- * it checks a request; Ajv ignores those written inside such a keyword, but fills in those of a
- * schema it compiles apart (one a `$ref` names that has `$ref`s of its own) while it tries that
- * branch, so one branch's defaults went into a value of another and had it refused (a Wi-Fi
- * branch's `hidden: false` in an e-mail, refused by the e-mail's `additionalProperties: false`).
+ * Makes the schemas a validator's document reaches from inside `anyOf`, `oneOf`, `not` and `if`
+ * fill in no defaults, in place, as Ajv does for those written there: the validator fills in
+ * defaults while it checks a request, and Ajv fills in those of a schema it compiles apart (one
+ * a `$ref` names that has `$ref`s of its own) while it tries that branch, so one branch's
+ * defaults went into a value of another and had it refused (a Wi-Fi branch's `hidden: false` in
+ * an e-mail, refused by the e-mail's `additionalProperties: false`). Inline schemas there lose
+ * their defaults; a component they name is named through a copy without them, so the same
+ * component used elsewhere keeps its defaults.
  */
 export function leaveOutDefaultsInAlternatives(document: OpenApiDocument): void {
-  const done = new Set<object>();
-  const leaveOut = (branch: unknown) =>
+  const schemas = document.components?.schemas ?? {};
+  const named = (schema: Record<string, unknown>) => {
+    const name = typeof schema.$ref === 'string' ? /^#\/components\/schemas\/([^/]+)$/.exec(schema.$ref)?.[1] : undefined;
+    return name === undefined || schemas[unescapePointer(name)] === undefined ? undefined : unescapePointer(name);
+  };
+  // Whether a component has a default, or names one that has, anywhere: only such a one is copied.
+  const withDefaults = new Map<string, boolean>();
+  const hasDefaults = (name: string, seen = new Set<string>([name])): boolean => {
+    let found = withDefaults.get(name) ?? false;
+    if (!withDefaults.has(name))
+      visit(schemas[name], (schema) => {
+        const next = named(schema);
+        found ||= 'default' in schema || (next !== undefined && !seen.has(next) && seen.add(next) && hasDefaults(next, seen));
+      });
+    withDefaults.set(name, found);
+    return found;
+  };
+  const copies = new Map<string, string>();
+  const withoutDefaults = (branch: unknown) =>
     visit(branch, (schema) => {
-      if (done.has(schema)) return;
-      done.add(schema);
       delete schema.default;
-      if (typeof schema.$ref !== 'string') return;
-      try {
-        leaveOut(resolveRef(document, { $ref: schema.$ref }));
-      } catch {
-        // A $ref to nothing: the validator says so when it compiles the schema.
+      const name = named(schema);
+      if (name === undefined || name.endsWith(WITHOUT_DEFAULTS) || !hasDefaults(name)) return;
+      let copy = copies.get(name);
+      if (copy === undefined) {
+        copy = `${name}${WITHOUT_DEFAULTS}`;
+        copies.set(name, copy);
+        schemas[copy] = structuredClone(schemas[name]);
+        withoutDefaults(schemas[copy]);
       }
+      schema.$ref = `#/components/schemas/${escapePointer(copy)}`;
     });
   visit(document, (schema) => {
-    for (const keyword of ['anyOf', 'oneOf'] as const) {
-      const branches = schema[keyword];
-      if (Array.isArray(branches)) for (const branch of branches) leaveOut(branch);
+    for (const keyword of ALTERNATIVES) {
+      const value = schema[keyword];
+      // The validator picks a discriminator's branch by its property and tries no other.
+      if (Array.isArray(value) && schema.discriminator === undefined) for (const branch of value) withoutDefaults(branch);
+      else if (!Array.isArray(value) && typeof value === 'object' && value !== null) withoutDefaults(value);
     }
-    if (typeof schema.not === 'object' && schema.not !== null) leaveOut(schema.not);
   });
 }
 

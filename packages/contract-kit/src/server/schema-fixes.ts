@@ -52,6 +52,10 @@ const NAME_MAPS = new Set([
   'headers',
   'content',
   'paths',
+  'mapping',
+  'dependentSchemas',
+  'dependentRequired',
+  'dependencies',
 ]);
 
 /** Applies `fix` to every object of `node` that may be a schema (not inside data keywords). */

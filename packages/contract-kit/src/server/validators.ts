@@ -144,8 +144,8 @@ export class OperationValidators {
    */
   private document(ops: readonly Operation[], alone = false): OpenApiDocument | undefined {
     const { document, contractPaths } = validatorDocument(this.doc, ops, (op) => this.slot(op));
-    leaveOutDefaultsInAlternatives(document);
     if (contractPaths && !alone && new Set(ops.map(validatorKey)).size > 1) return undefined;
+    leaveOutDefaultsInAlternatives(document);
     const names = new Map<string, string>();
     for (const op of ops) {
       const where = validatorPath(this.slot(op), pathParameterNames(op).length);
