@@ -145,7 +145,6 @@ export class OperationValidators {
   private document(ops: readonly Operation[], alone = false): OpenApiDocument | undefined {
     const { document, contractPaths } = validatorDocument(this.doc, ops, (op) => this.slot(op));
     if (contractPaths && !alone && new Set(ops.map(validatorKey)).size > 1) return undefined;
-    leaveOutDefaultsInAlternatives(document);
     const names = new Map<string, string>();
     for (const op of ops) {
       const where = validatorPath(this.slot(op), pathParameterNames(op).length);
@@ -160,6 +159,8 @@ export class OperationValidators {
         `${named}: ${values.length} default(s) their own schemas refuse, which the validator leaves out of requests: ${values.slice(0, 3).join(', ')}`,
       );
     }
+    // After: the defaults checked there are read against the contract, which has none of its copies.
+    leaveOutDefaultsInAlternatives(document);
     return document;
   }
 
