@@ -55,6 +55,12 @@ describe('the mock, on what Prism alone stumbles on', () => {
     expect(JSON.parse(await version.text())).toMatchObject({ major: expect.any(Number) as number });
   });
 
+  it('answers a media range other than */* and application/* in a media type of that range', async () => {
+    const blob = await get('/blobs/b-1');
+    expect(blob.status).toBe(200);
+    expect(blob.headers.get('content-type')).toMatch(/^image\/png(;|$)/);
+  });
+
   it('writes XML of an object, and names at start an answer no value was found for', async () => {
     const feed = await get('/feed');
     expect(feed.headers.get('content-type')).toMatch(/^application\/xml/);

@@ -56,6 +56,18 @@ function asXml(op: Operation, status: number, value: unknown): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n${new XMLBuilder({ format: true }).build({ [root]: value })}`;
 }
 
+/** A media type of each range a contract may declare; the others (any type, application's) get JSON's. */
+const IN_RANGE: Record<string, string> = {
+  image: 'image/png',
+  audio: 'audio/mpeg',
+  video: 'video/mp4',
+  text: 'text/plain',
+  font: 'font/woff2',
+};
+
+/** What the mock sends for a range the contract declares (`image/png` for an image range), which is no media type to send. */
+const sentForRange = (range: string) => IN_RANGE[range.split('/')[0]!.toLowerCase()] ?? 'application/json';
+
 /** Where a forwarder finds Prism: its process, and the example a request naming none is answered with. */
 interface PrismSide {
   process: () => PrismProcess;
@@ -90,8 +102,7 @@ function forwarder(op: Operation, index: number, { process: prism, declared, pre
     if (!given || status === 204 || op.method === 'head') return result;
     const key = [String(status), `${String(status)[0]}XX`, 'default'].find((k) => declared.get(prismPath(index))?.has(`${k} ${given}`));
     const named = (key && declared.get(prismPath(index))?.get(`${key} ${given}`)) ?? given;
-    // A range the contract declares (`*/*`, `application/*`) is no media type to send: JSON's is.
-    const contentType = named.includes('*') ? 'application/json' : named;
+    const contentType = named.includes('*') ? sentForRange(named) : named;
     const text = await answer.text();
     result.contentType = contentType;
     const kind = kindOf(essenceOf(contentType) ?? contentType);
