@@ -358,3 +358,49 @@ describe('a server URL and a path key with spaces, as a template left unfilled w
     }
   });
 });
+
+describe('an anyOf whose branches name each other', () => {
+  let items: Served;
+  beforeAll(async () => {
+    items = await serve('quirks-3.1.yaml', {
+      edit: (contract) => {
+        const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+        Object.assign(contract.components!.schemas!, {
+          Folder: {
+            type: 'object',
+            required: ['files'],
+            properties: { files: { type: 'array', items: ref('File') }, sorted: { type: 'boolean', default: true } },
+          },
+          // A default only through Folder, which names File again.
+          File: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['name'],
+            properties: { name: { type: 'string' }, folder: ref('Folder') },
+          },
+        });
+        contract.paths!['/items'] = {
+          put: {
+            operationId: 'putItem',
+            requestBody: {
+              required: true,
+              content: {
+                'application/json': { schema: { type: 'object', properties: { item: { anyOf: [ref('Folder'), ref('File')] } } } },
+              },
+            },
+            responses: { '200': { description: 'The item as the handler got it', content: { 'application/json': { schema: {} } } } },
+          },
+        };
+      },
+      handlers: { putItem: ({ body }) => ({ status: 200, body }) },
+    });
+  });
+  afterAll(() => items.close());
+
+  it('fills in no default of a branch reached only through another branch', async () => {
+    const body = { item: { name: 'a.txt', folder: { files: [] } } };
+    const put = await items.fetch('/items', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect(put.status, await put.clone().text()).toBe(200);
+    expect(await put.json()).toEqual(body);
+  });
+});

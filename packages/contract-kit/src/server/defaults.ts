@@ -25,15 +25,23 @@ export function leaveOutDefaultsInAlternatives(document: OpenApiDocument): void 
   };
   // Whether a component has a default, or names one that has, anywhere: only such a one is copied.
   const withDefaults = new Map<string, boolean>();
-  const hasDefaults = (name: string, seen = new Set<string>([name])): boolean => {
-    let found = withDefaults.get(name) ?? false;
-    if (!withDefaults.has(name))
-      visit(schemas[name], (schema) => {
-        const next = named(schema);
-        found ||= 'default' in schema || (next !== undefined && !seen.has(next) && seen.add(next) && hasDefaults(next, seen));
+  const hasDefaults = (name: string): boolean => {
+    const known = withDefaults.get(name);
+    if (known !== undefined) return known;
+    const seen = new Set<string>();
+    const found = (next: string): boolean => {
+      if (seen.has(next)) return false;
+      seen.add(next);
+      let any = false;
+      visit(schemas[next], (schema) => {
+        const target = named(schema);
+        any ||= 'default' in schema || (target !== undefined && found(target));
       });
-    withDefaults.set(name, found);
-    return found;
+      return any;
+    };
+    const result = found(name);
+    withDefaults.set(name, result);
+    return result;
   };
   const copies = new Map<string, string>();
   const withoutDefaults = (branch: unknown) =>
